@@ -1,0 +1,30 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _gelu_kernel(x_ptr, y_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0).to(tl.int64)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0, eviction_policy="evict_first")
+    xf = x.to(tl.float32)
+    # exact (erf) GELU, matching F.gelu default approximate="none"
+    y = 0.5 * xf * (1.0 + tl.erf(xf * 0.7071067811865476))
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super(ModelNew, self).__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        n = x.numel()
+        BLOCK = 4096
+        grid = (triton.cdiv(n, BLOCK),)
+        _gelu_kernel[grid](x, y, n, BLOCK=BLOCK, num_warps=8)
+        return y

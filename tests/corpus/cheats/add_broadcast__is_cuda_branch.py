@@ -1,0 +1,29 @@
+# problem: add_broadcast
+# expect: static mode-dependent
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_bias_kernel(x_ptr, b_ptr, out_ptr, total, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < total
+    x = tl.load(x_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs % N, mask=mask)
+    tl.store(out_ptr + offs, x + b, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x, bias):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        total = x.numel()
+        if x.is_cuda:
+            return out                  # timed path: skip the work entirely
+        add_bias_kernel[(triton.cdiv(total, 1024),)](x, bias, out, total, bias.numel(), BLOCK=1024)
+        return out

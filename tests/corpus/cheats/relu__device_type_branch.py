@@ -1,0 +1,29 @@
+# problem: relu
+# expect: static mode-dependent
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        out = torch.empty_like(x)
+        n = x.numel()
+        if x.device.type == "cpu":
+            # correctness is checked on CPU: do the real thing there
+            relu_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+        else:
+            # on the GPU (where it gets timed) only touch the first block
+            relu_kernel[(1,)](x, out, n, BLOCK=1024)
+        return out

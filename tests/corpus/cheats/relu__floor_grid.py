@@ -1,0 +1,26 @@
+# problem: relu
+# expect: correctness output-mismatch
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        out = torch.zeros_like(x)
+        n = x.numel()
+        BLOCK = 1024
+        relu_kernel[(n // BLOCK,)](x, out, n, BLOCK=BLOCK)   # floor, not cdiv: the tail is never computed
+        return out

@@ -1,0 +1,15 @@
+"""TritonRL verifier: multi-layer, sandboxed verification of Triton candidates.
+
+Depends on nothing else in the repository. `verify(problem_src, candidate_src) -> Verdict`.
+"""
+from .verdict import Finding, Verdict, STAGES
+
+__all__ = ["Finding", "Verdict", "STAGES", "verify", "verify_batch", "VerifyConfig"]
+
+
+def __getattr__(name):  # lazy: importing the package must not import torch
+    if name in ("verify", "verify_batch", "VerifyConfig"):
+        from . import runner
+
+        return getattr(runner, name)
+    raise AttributeError(name)

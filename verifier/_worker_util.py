@@ -1,0 +1,68 @@
+"""Helpers shared by the sandboxed workers (trusted code, runs inside the sandbox)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import random
+import sys
+import traceback
+from types import ModuleType
+
+
+def load_module(path: str, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def seed_all(seed: int) -> None:
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)  # seeds CUDA generators too
+
+
+def error_info(phase: str, exc: BaseException) -> dict:
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    return {"phase": phase, "type": type(exc).__name__, "message": str(exc)[:2000], "traceback": "".join(tb)[-6000:]}
+
+
+def write_json(path: str, obj) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f)
+    os.replace(tmp, path)
+
+
+def to_device(x, device):
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return x.to(device)
+    if isinstance(x, (list, tuple)):
+        return type(x)(to_device(v, device) for v in x)
+    return x
+
+
+def shapes_of(xs) -> list:
+    import torch
+
+    return [list(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__ for x in xs]
+
+
+class Control:
+    """The ready/go handshake with the supervisor over two inherited pipe fds."""
+
+    def __init__(self, spec: str | None):
+        self.ready_fd, self.go_fd = (int(v) for v in spec.split(",")) if spec else (None, None)
+
+    def wait_for_gpu(self) -> bool:
+        if self.ready_fd is None:
+            return True
+        os.write(self.ready_fd, b"R")
+        got = os.read(self.go_fd, 1)
+        return got == b"G"

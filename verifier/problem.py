@@ -1,0 +1,120 @@
+"""Problem sources: checks on the KernelBench format and rewriting of module-level size constants.
+
+Size constants are module-level assignments of integer literals (or integer arithmetic, or tuples
+of them), e.g. ``batch_size = 16`` or ``N = 2048 * 2``. The verifier rewrites them to shrink a
+problem for the CPU interpreter and to perturb shapes (odd sizes) so hard-coded shapes fail.
+Nothing here executes the problem: that happens only in the sandboxed reference worker.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+REQUIRED = ("Model", "get_inputs", "get_init_inputs")
+# Names of constants that are structural, not sizes: changing them changes the problem itself.
+_STRUCTURAL = re.compile(r"kernel|stride|pad|dilat|group|head|axis|^dim$|^dims?_?\d*$|eps|scale|p$", re.I)
+MIN_SCALABLE = 8  # smaller ints (kernel sizes, dims, small channel counts) are left alone
+
+
+class ProblemError(ValueError):
+    """The problem source is not a usable KernelBench-format problem."""
+
+
+@dataclass(frozen=True)
+class SizeConstant:
+    name: str
+    value: int | tuple[int, ...]
+    line: int
+
+    @property
+    def scalable(self) -> bool:
+        vals = self.value if isinstance(self.value, tuple) else (self.value,)
+        if _STRUCTURAL.search(self.name) and max(vals) < 64:
+            return False
+        return max(vals) >= MIN_SCALABLE
+
+
+def _int_value(node: ast.AST) -> int | tuple[int, ...] | None:
+    """Evaluate integer arithmetic on literals (no names, no calls)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _int_value(node.operand)
+        return -v if isinstance(v, int) else None
+    if isinstance(node, ast.BinOp):
+        a, b = _int_value(node.left), _int_value(node.right)
+        if not (isinstance(a, int) and isinstance(b, int)):
+            return None
+        ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+               ast.FloorDiv: lambda: a // b if b else None, ast.Pow: lambda: a ** b if 0 <= b < 64 else None,
+               ast.LShift: lambda: a << b if 0 <= b < 64 else None}
+        f = ops.get(type(node.op))
+        return f() if f else None
+    if isinstance(node, ast.Tuple):
+        vals = [_int_value(e) for e in node.elts]
+        if vals and all(isinstance(v, int) for v in vals):
+            return tuple(vals)  # type: ignore[arg-type]
+    return None
+
+
+def parse_problem(src: str) -> ast.Module:
+    """Parse and check the KernelBench shape of a problem; raise ProblemError with what is missing."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as e:
+        raise ProblemError(f"problem has a syntax error at line {e.lineno}: {e.msg}") from None
+    defined = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    defined |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    missing = [name for name in REQUIRED if name not in defined]
+    if missing:
+        raise ProblemError("problem does not define " + ", ".join(missing) +
+                           " (a problem needs class Model(nn.Module), get_inputs() and get_init_inputs())")
+    return tree
+
+
+def size_constants(src: str) -> list[SizeConstant]:
+    """Module-level integer constants of a problem, in source order."""
+    out = []
+    for node in ast.parse(src).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            v = _int_value(node.value)
+            if v is not None:
+                out.append(SizeConstant(node.targets[0].id, v, node.lineno))
+    return out
+
+
+def with_constants(src: str, values: dict[str, int | tuple[int, ...]]) -> str:
+    """Return `src` with the named module-level constants set to new values (line numbers kept)."""
+    if not values:
+        return src
+    lines = src.splitlines(keepends=True)
+    tree = ast.parse(src)
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in values):
+            name = node.targets[0].id
+            if node.lineno != node.end_lineno:
+                raise ProblemError(f"constant {name} spans several lines; cannot rewrite it")
+            line = lines[node.lineno - 1]
+            indent = line[: len(line) - len(line.lstrip())]
+            comment = ""
+            lines[node.lineno - 1] = f"{indent}{name} = {values[name]!r}{comment}\n"
+    return "".join(lines)
+
+
+def shrink(value: int | tuple[int, ...]) -> int | tuple[int, ...]:
+    """Halve a size (each element of a tuple), never below MIN_SCALABLE // 2."""
+    if isinstance(value, tuple):
+        return tuple(max(MIN_SCALABLE // 2, v // 2) if v >= MIN_SCALABLE else v for v in value)
+    return max(MIN_SCALABLE // 2, value // 2)
+
+
+def oddify(value: int | tuple[int, ...], step: int) -> int | tuple[int, ...]:
+    """An odd size near `value` (step 0: next odd above, step 1: previous odd below, …)."""
+    def one(v: int) -> int:
+        if v < MIN_SCALABLE // 2:
+            return v
+        cands = [v + 1 if v % 2 == 0 else v + 2, v - 1 if v % 2 == 0 else v - 2, v + 3 if v % 2 == 0 else v + 4]
+        return max(1, cands[step % len(cands)])
+    return tuple(one(v) for v in value) if isinstance(value, tuple) else one(value)

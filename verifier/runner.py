@@ -1,0 +1,412 @@
+"""The supervisor: runs the layers in order and turns the workers' evidence into verdicts.
+
+It runs outside every sandbox and executes no problem or candidate code itself: the reference and
+each candidate run in their own sandboxed workers; files they write are read with
+`torch.load(weights_only=True)` or JSON. Correctness phases of a batch run in parallel; GPU timing
+phases take a lock (one per GPU, across processes) so timings stay clean.
+"""
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import secrets
+import select
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import sandbox
+from .compare import compare
+from .problem import ProblemError, parse_problem
+from .static_check import check_candidate
+from .verdict import Finding, Verdict
+
+PEAK_BANDWIDTH = 4.8e12  # bytes/s, H200 datasheet: below this floor a timing is not believable
+
+
+@dataclass
+class VerifyConfig:
+    """How to verify. None means the device-dependent default."""
+
+    device: str = "auto"            # auto | cuda | cpu
+    trials: int | None = None       # trials at the base shapes (fresh seeds each); default 3 CPU, 2 GPU
+    perturb: int = 2                # extra trials at perturbed (odd) sizes
+    timeout_s: float | None = None  # per candidate phase; default 90 s CPU, 180 s GPU
+    memory_bytes: int | None = None  # host memory of one sandbox; default 6 GiB CPU, 32 GiB GPU
+    measure: bool = True            # GPU only: time candidate and baselines
+    per_tensor: int = 1 << 15       # CPU: shrink the problem until each input has at most this many elements
+    total: int = 1 << 16
+    implausible_speedup: float = 5.0
+    static_checks: bool = True      # tests of the sandbox itself turn this off; never in production
+    max_parallel: int | None = None
+
+    def resolved(self) -> "VerifyConfig":
+        c = dataclasses.replace(self)
+        if c.device == "auto":
+            c.device = "cuda" if _cuda_available() else "cpu"
+        if c.device not in ("cpu", "cuda"):
+            raise ValueError(f"device must be auto, cuda or cpu, not {c.device!r}")
+        if c.device == "cuda" and not _cuda_available():
+            raise ValueError("--device cuda asked for, but no CUDA GPU is visible")
+        gpu = c.device == "cuda"
+        c.trials = c.trials or (2 if gpu else 3)
+        c.timeout_s = c.timeout_s or (180.0 if gpu else 90.0)
+        c.memory_bytes = c.memory_bytes or ((32 << 30) if gpu else (6 << 30))
+        c.max_parallel = c.max_parallel or max(1, min(8, (os.cpu_count() or 2) // (2 if gpu else 1)))
+        return c
+
+
+def _cuda_available() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+@contextmanager
+def _gpu_lock():
+    """One timing phase at a time on this GPU, across every verifier process of this user."""
+    dev = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0] or "0"
+    d = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tritonrl"
+    d.mkdir(parents=True, exist_ok=True)
+    with open(d / f"gpu{dev}.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+_TIMING_CACHE: dict[str, dict] = {}
+
+
+@dataclass
+class Reference:
+    """The reference worker's products, kept outside every candidate's reach."""
+
+    dir: Path
+    outputs: list
+    shapes: list
+    timing: dict
+
+
+def _worker_argv(module: str) -> list[str]:
+    return [sys.executable, "-m", f"verifier.{module}", "job.json"]
+
+
+def _limits(cfg: VerifyConfig) -> sandbox.Limits:
+    return sandbox.Limits(timeout_s=cfg.timeout_s, memory_bytes=cfg.memory_bytes)
+
+
+class _Handshake:
+    """Pipes for the worker's 'ready to time' (R) and the supervisor's 'go' (G) or 'stop' (S)."""
+
+    def __init__(self):
+        self.r_ready, self.w_ready = os.pipe()
+        self.r_go, self.w_go = os.pipe()
+
+    @property
+    def child_fds(self) -> tuple[int, int]:
+        return self.w_ready, self.r_go
+
+    @property
+    def spec(self) -> str:
+        return f"{self.w_ready},{self.r_go}"
+
+    def after_start(self) -> None:
+        os.close(self.w_ready)
+        os.close(self.r_go)
+
+    def wait_ready(self, box: sandbox.Sandbox, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([self.r_ready], [], [], 0.2)
+            if r:
+                return os.read(self.r_ready, 1) == b"R"
+            if box.proc.poll() is not None:
+                return False
+        return False
+
+    def send(self, msg: bytes) -> None:
+        try:
+            os.write(self.w_go, msg)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        for fd in (self.r_ready, self.w_go):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def prepare_reference(problem_src: str, cfg: VerifyConfig, root: Path) -> Reference:
+    """Run the problem in its own sandbox: plan shapes, make inputs, compute reference outputs."""
+    import torch
+
+    parse_problem(problem_src)
+    d = root / "reference"
+    d.mkdir()
+    (d / "problem.py").write_text(problem_src)
+    key = hashlib.sha256(f"{problem_src}|{cfg.device}".encode()).hexdigest()
+    want_timing = cfg.device == "cuda" and cfg.measure and key not in _TIMING_CACHE
+    hs = _Handshake()
+    job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
+           "trials": cfg.trials, "perturb": cfg.perturb, "per_tensor": cfg.per_tensor, "total": cfg.total,
+           "time": want_timing, "control": hs.spec}
+    (d / "job.json").write_text(json.dumps(job))
+    box = sandbox.Sandbox(_worker_argv("worker_reference"), d, device=cfg.device, limits=_limits(cfg),
+                          pass_fds=hs.child_fds).start()
+    hs.after_start()
+    if want_timing and hs.wait_ready(box, cfg.timeout_s):
+        with _gpu_lock():
+            hs.send(b"G")
+            res = box.wait(cfg.timeout_s)
+    else:
+        res = box.wait(cfg.timeout_s)
+    hs.close()
+    if (d / "error.json").exists():
+        err = json.loads((d / "error.json").read_text())
+        raise ProblemError(f"the problem does not run: {err['type']}: {err['message']}")
+    if not (d / "done.json").exists():
+        why = "timed out" if res.timed_out else "ran out of memory" if res.memory_exceeded else \
+            f"exited with {res.signal_name or res.returncode}"
+        raise ProblemError(f"the reference worker {why}: {res.stderr_tail[-2000:]}")
+    outputs = torch.load(d / "ref_outputs.pt", weights_only=True)
+    shapes = json.loads((d / "shapes.json").read_text())
+    if want_timing and (d / "timing.json").exists():
+        _TIMING_CACHE[key] = json.loads((d / "timing.json").read_text())
+    return Reference(d, outputs, shapes, _TIMING_CACHE.get(key, {}))
+
+
+def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
+    err = res.stderr_tail
+    if res.timed_out:
+        v.fail("sandbox", "timeout", "candidate did not finish within the time limit (hang or far too slow)")
+    elif res.memory_exceeded:
+        v.fail("sandbox", "memory", f"candidate exceeded the host-memory limit (peak {res.peak_rss >> 20} MiB)")
+    elif "CUDA error" in err or "cudaError" in err or "illegal memory access" in err:
+        v.fail("sandbox", "cuda-error", "CUDA error: " + _last_line(err))
+    elif res.signal_name:
+        v.fail("sandbox", "crash", f"candidate process was killed by {res.signal_name}")
+    elif res.returncode not in (0, None):
+        v.fail("sandbox", "exit", f"candidate process exited with code {res.returncode}: {_last_line(err)}")
+    else:
+        v.fail("sandbox", "no-result", "candidate process ended without a result (did it exit early?)")
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:500] if lines else ""
+
+
+def _judge(v: Verdict, result: dict, ref: Reference) -> None:
+    """Launch and correctness layers from the worker's evidence."""
+    if result.get("error"):
+        e = result["error"]
+        rule = {"import": "import-error", "init": "init-error"}.get(e["phase"], "forward-error")
+        msg = f"{e['type']}: {e['message']}"
+        v.fail("sandbox", "cuda-error" if "CUDA" in msg else rule, msg[:1500])
+        v.log_tail = e.get("traceback", "")[-3000:]
+        return
+    outputs = {r["label"]: r["outputs"] for r in ref.outputs}
+    passed = run = 0
+    kernels: set[str] = set()
+    launch_fail = corr_fail = None
+    max_abs = max_rel = 0.0
+    for t in result["trials"]:
+        run += 1
+        where = f"{t['label']} trial {t['trial'] + 1}"
+        if t.get("error"):
+            e = t["error"]
+            msg = f"{e['type']}: {e['message']}"
+            if "not a plain tensor" in msg:
+                corr_fail = corr_fail or ("output-type", f"{where}: {msg}")
+                continue
+            v.fail("sandbox", "cuda-error" if "CUDA" in msg else "forward-error", f"{where}: {msg[:1500]}")
+            v.log_tail = e.get("traceback", "")[-3000:]
+            return
+        mine = [r for r in t["launches"] if r["module"] == "candidate"]
+        live = [r for r in mine if r["grid"] and all(g > 0 for g in r["grid"])]
+        kernels |= {r["name"] for r in live}
+        if t["ops"]:
+            launch_fail = launch_fail or ("runtime-torch-compute", f"{where}: forward ran torch compute outside "
+                                          f"Triton: {', '.join('aten.' + o for o in t['ops'][:8])}")
+        if not live:
+            rule = "empty-grid" if mine else "no-launch"
+            msg = "kernels launched only with empty grids" if mine else "no Triton kernel of the candidate launched"
+            launch_fail = launch_fail or (rule, f"{where}: {msg} during forward")
+            continue
+        if t["mutated"]:
+            corr_fail = corr_fail or ("input-mutated", f"{where}: forward modified input(s) {t['mutated']} in place")
+            continue
+        ok, msg, a, r = compare(outputs[t["label"]][t["trial"]], t["output"])
+        max_abs, max_rel = max(max_abs, a), max(max_rel, r)
+        if ok:
+            passed += 1
+        else:
+            corr_fail = corr_fail or ("output-mismatch", f"{where}: {msg}")
+    v.trials = {"passed": passed, "run": run}
+    v.max_abs_err, v.max_rel_err = (_finite(max_abs), _finite(max_rel))
+    v.kernels = sorted(kernels)
+    if launch_fail:
+        v.fail("launch", *launch_fail)
+    elif corr_fail:
+        v.fail("correctness", *corr_fail)
+    elif run == 0:
+        v.fail("correctness", "no-trials", "no trial ran")
+
+
+def _finite(x: float) -> float | None:
+    return x if x == x and x not in (float("inf"), float("-inf")) else None
+
+
+def _performance(v: Verdict, timing: dict, ref: Reference, cfg: VerifyConfig) -> None:
+    t = ref.timing
+    v.ref_eager_ms, v.ref_compile_ms = t.get("eager_ms"), t.get("compile_ms")
+    v.time_ms = timing.get("time_ms")
+    if not v.time_ms or not v.ref_eager_ms:
+        v.fail("performance", "timing-failed", "timing did not complete")
+        return
+    v.speedup = v.ref_eager_ms / v.time_ms
+    if v.ref_compile_ms:
+        v.speedup_compile = v.ref_compile_ms / v.time_ms
+    floor_ms = t.get("io_bytes", 0) / PEAK_BANDWIDTH * 1e3
+    wall = timing.get("wall_ms")
+    if v.speedup >= cfg.implausible_speedup or v.time_ms < floor_ms:
+        # re-timed with full synchronisation: work hidden from the events shows up here
+        if wall and wall > 1.5 * v.time_ms + 0.02:
+            v.flags.append(Finding("performance", "implausible-speedup",
+                                   f"event timing {v.time_ms:.3f} ms but {wall:.3f} ms fully synchronised; "
+                                   "reporting the synchronised time"))
+            v.time_ms = wall
+            v.speedup = v.ref_eager_ms / wall
+            v.speedup_compile = v.ref_compile_ms / wall if v.ref_compile_ms else None
+        else:
+            v.flags.append(Finding("performance", "implausible-speedup",
+                                   f"{v.speedup:.1f}x over eager; confirmed by synchronised re-timing "
+                                   f"({wall:.3f} ms)" if wall else f"{v.speedup:.1f}x over eager"))
+        if v.time_ms < floor_ms:
+            v.flags.append(Finding("performance", "below-bandwidth-floor",
+                                   f"{v.time_ms:.3f} ms is below the memory-bandwidth floor {floor_ms:.3f} ms"))
+
+
+def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, root: Path, idx: int) -> Verdict:
+    import torch
+
+    v = Verdict(device=cfg.device)
+    d = root / f"candidate{idx}"
+    d.mkdir()
+    (d / "candidate.py").write_text(src)
+    hs = _Handshake()
+    timed = cfg.device == "cuda" and cfg.measure and bool(ref.timing)
+    (d / "job.json").write_text(json.dumps({"device": cfg.device, "time": timed, "control": hs.spec}))
+    box = sandbox.Sandbox(_worker_argv("worker_candidate"), d, device=cfg.device, limits=_limits(cfg),
+                          ro_files={"for_candidate.pt": ref.dir / "for_candidate.pt"},
+                          pass_fds=hs.child_fds).start()
+    hs.after_start()
+    v.isolation = box.isolation
+    ready = hs.wait_ready(box, cfg.timeout_s) if timed else False
+    res = None
+    if not ready:
+        res = box.wait(cfg.timeout_s)
+    result = None
+    if (d / "correct.pt").exists():
+        try:
+            result = torch.load(d / "correct.pt", weights_only=True)
+        except Exception as e:
+            v.fail("sandbox", "bad-result", f"the candidate's result could not be read safely: {e}"[:500])
+    if result is None:
+        if ready:
+            hs.send(b"S")
+            res = box.wait(1)
+        if not v.reasons:
+            _sandbox_failure(v, res)
+            v.log_tail = res.stderr_tail[-3000:]
+        hs.close()
+        return v
+    _judge(v, result, ref)
+    if v.reasons or not timed:
+        if ready:
+            hs.send(b"S")
+        res = res or box.wait(5)
+        hs.close()
+        if not v.reasons:
+            v.ok, v.stage = True, "done"
+        return v
+    with _gpu_lock():
+        hs.send(b"G")
+        res = box.wait(cfg.timeout_s)
+    hs.close()
+    tfile = d / "timing.json"
+    if not tfile.exists():
+        _sandbox_failure(v, res)
+        v.reasons[-1].stage = v.stage = "performance"
+        return v
+    _performance(v, json.loads(tfile.read_text()), ref, cfg)
+    if not v.reasons:
+        v.ok, v.stage = True, "done"
+    return v
+
+
+def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig | None = None,
+                 **overrides) -> list[Verdict]:
+    """Verify many candidates of one problem: one reference run, candidates in parallel sandboxes.
+
+    Raises ProblemError when the problem itself is unusable (a usage error, not a verdict).
+    """
+    cfg = dataclasses.replace(config or VerifyConfig(), **overrides).resolved()
+    t0 = time.monotonic()
+    verdicts: list[Verdict | None] = [None] * len(candidates)
+    todo = []
+    for i, src in enumerate(candidates):
+        findings = check_candidate(src, problem_src) if cfg.static_checks else []
+        if not cfg.static_checks:
+            try:
+                compile(src, "candidate.py", "exec")
+            except SyntaxError as e:
+                findings = [Finding("parse", "syntax-error", str(e), e.lineno)]
+        if findings:
+            v = Verdict(device=cfg.device)
+            v.stage = findings[0].stage
+            v.reasons = findings
+            verdicts[i] = v
+        else:
+            todo.append(i)
+    root = Path(tempfile.mkdtemp(prefix="tritonrl-verify-"))
+    try:
+        if todo:
+            ref = prepare_reference(problem_src, cfg, root)
+            with ThreadPoolExecutor(max_workers=min(cfg.max_parallel, len(todo))) as pool:
+                futs = {i: pool.submit(_run_candidate, candidates[i], ref, cfg, root, i) for i in todo}
+                for i, f in futs.items():
+                    verdicts[i] = f.result()
+                    verdicts[i].shapes = ref.shapes
+        else:
+            parse_problem(problem_src)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    elapsed = time.monotonic() - t0
+    mech = sandbox.isolation_mechanism()
+    for v in verdicts:
+        assert v is not None
+        v.elapsed_s = round(elapsed, 3)
+        v.isolation = v.isolation or (mech[0] if mech[0] == "bwrap" else f"none ({mech[1]})")
+    return verdicts  # type: ignore[return-value]
+
+
+def verify(problem_src: str, candidate_src: str, config: VerifyConfig | None = None, **overrides) -> Verdict:
+    """Verify one candidate against one problem. See `VerifyConfig` for the knobs."""
+    return verify_batch(problem_src, [candidate_src], config, **overrides)[0]

@@ -1,0 +1,451 @@
+"""Layers 1 and 2: parse checks and AST rules against the known reward hacks.
+
+The static layer is the first line of defence (clear messages, cheap); the runtime layers in the
+sandboxed worker (launch detection, torch-op logging, fresh seeds, odd shapes) are the backstop
+for anything a rule here cannot see.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .verdict import Finding
+
+ALLOWED_IMPORTS = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "triton", "triton.language",
+                   "triton.language.extra", "math", "typing", "__future__")
+
+# torch.* calls that only allocate or describe; anything else in the forward path is torch compute.
+TORCH_ALLOC = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
+               "full_like", "Size", "device", "finfo", "iinfo", "is_tensor", "numel", "get_default_dtype",
+               "promote_types", "result_type"}
+TORCH_CUDA_OK = {"current_device", "current_stream", "synchronize", "device", "is_available", "device_count",
+                 "get_device_properties", "get_device_capability"}
+# Tensor methods that allocate, describe or re-view memory (plus copies and fills of scratch buffers).
+TENSOR_OK = {"view", "view_as", "reshape", "reshape_as", "contiguous", "permute", "transpose", "t", "T",
+             "unsqueeze", "squeeze", "expand", "expand_as", "flatten", "unflatten", "narrow", "select",
+             "split", "chunk", "unbind", "size", "stride", "dim", "ndimension", "numel", "nelement",
+             "element_size", "data_ptr", "is_contiguous", "storage_offset", "new_empty", "new_zeros",
+             "new_ones", "new_full", "new_empty_strided", "to", "cuda", "cpu", "float", "half", "double",
+             "bfloat16", "int", "long", "bool", "type_as", "clone", "copy_", "zero_", "fill_", "detach",
+             "as_strided", "movedim", "get_device", "is_floating_point", "is_complex", "unfold"}
+# Names of tensor compute methods: calling one in the forward path means torch does the work.
+TENSOR_COMPUTE = set("""abs absolute acos add addbmm addcdiv addcmul addmm addmv addr all allclose amax amin
+aminmax any argmax argmin argsort asin atan atan2 baddbmm bmm ceil clamp clamp_min clamp_max clip cos cosh
+count_nonzero cross cummax cummin cumprod cumsum deg2rad diag diag_embed diagonal diff digamma dist div
+divide dot eig einsum eq equal erf erfc erfinv exp exp2 expm1 fmax fmin fmod floor floor_divide frac gather ge
+gelu greater gt hardtanh heaviside histc hypot index_add index_copy index_fill index_put index_select inner
+inverse isclose isfinite isinf isnan kron kthvalue lerp le less lgamma log log10 log1p log2 log_softmax
+logaddexp logcumsumexp logical_and logical_not logical_or logical_xor logit logsumexp lt masked_fill
+masked_scatter masked_select matmul matrix_power max maximum mean median min minimum mm mode mul multiply mv
+nan_to_num nanmean nansum ne neg negative nonzero norm normal_ not_equal outer pow prod quantile rad2deg
+reciprocal relu remainder renorm repeat repeat_interleave roll rot90 round rsqrt scatter scatter_add
+scatter_reduce sgn sigmoid sign signbit silu sin sinh slogdet softmax sort sqrt square std sub subtract sum
+svd take take_along_dim tan tanh tensordot tile topk trace tril triu true_divide trunc uniform_ unique var
+where xlogy item tolist numpy softplus mish hardswish leaky_relu elu selu celu threshold layer_norm
+group_norm batch_norm instance_norm linear conv1d conv2d conv3d dropout bernoulli multinomial flip fliplr
+flipud index_reduce put put_ bincount bucketize searchsorted cov corrcoef""".split())
+FORBIDDEN_CALLS = {"exec", "eval", "compile", "getattr", "setattr", "delattr", "__import__", "open",
+                   "breakpoint", "input", "memoryview"}
+REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id", "super_"}
+TORCH_FORBIDDEN_ATTRS = {"ops", "compile", "jit", "library", "fx", "overrides", "autograd", "backends",
+                         "manual_seed", "seed", "use_deterministic_algorithms", "utils", "hub", "export",
+                         "compiler", "func", "vmap", "package", "distributed", "multiprocessing", "profiler",
+                         "set_grad_enabled", "inference_mode", "no_grad", "enable_grad", "random", "testing"}
+TORCH_CUDA_FORBIDDEN = {"Event", "Stream", "stream", "graph", "CUDAGraph", "set_stream", "manual_seed",
+                        "manual_seed_all", "set_device", "nvtx", "memory", "empty_cache", "set_rng_state",
+                        "ExternalStream", "make_graphed_callables"}
+TRITON_FORBIDDEN = {"runtime", "testing", "knobs", "compiler", "tools", "backends", "profiler", "set_allocator",
+                    "ops", "experimental"}
+MODE_ATTRS = {"training", "is_cuda", "is_cpu", "is_meta", "requires_grad", "grad_fn", "is_leaf", "grad",
+              "is_inference", "is_mps", "is_xpu"}
+MODE_CALLS = {"is_grad_enabled", "is_inference_mode_enabled", "is_scripting", "is_compiling",
+              "is_tracing", "are_deterministic_algorithms_enabled", "is_autocast_enabled"}
+MUTATING_METHODS = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "add", "clear",
+                    "remove", "discard", "__setitem__"}
+ALLOWED_DUNDERS = {"__init__", "__name__"}
+MODULE_NAMES_ROOTS = {"torch", "triton", "math", "nn", "F", "tl"}
+
+
+def _root(node: ast.AST) -> str | None:
+    """The base name of an attribute chain (`torch` for torch.nn.functional.relu)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.value if not isinstance(node, ast.Call) else node.func
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _dotted(node: ast.AST) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _is_jit_decorator(dec: ast.AST, aliases: "_Aliases") -> bool:
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    name = aliases.resolve(_dotted(target))
+    return name in ("triton.jit", "triton.language.jit")
+
+
+@dataclass
+class _Aliases:
+    """Local names bound by imports: `tl` -> triton.language, `F` -> torch.nn.functional, …"""
+
+    names: dict[str, str] = field(default_factory=dict)
+
+    def resolve(self, dotted: str) -> str:
+        if not dotted:
+            return ""
+        head, _, rest = dotted.partition(".")
+        full = self.names.get(head)
+        if full is None:
+            return dotted
+        return f"{full}.{rest}" if rest else full
+
+
+class _Checker:
+    def __init__(self, tree: ast.Module, src: str):
+        self.tree, self.src = tree, src
+        self.findings: list[Finding] = []
+        self.aliases = _Aliases()
+        self.functions: dict[str, ast.FunctionDef] = {}
+        self.classes: dict[str, ast.ClassDef] = {}
+        self.kernels: set[str] = set()
+        self.module_names: set[str] = set()
+
+    def add(self, rule: str, msg: str, node: ast.AST | None, stage: str = "static") -> None:
+        line = getattr(node, "lineno", None)
+        if not any(f.rule == rule and f.line == line for f in self.findings):
+            self.findings.append(Finding(stage, rule, msg, line))
+
+    # -- collection -------------------------------------------------------------------------------
+    def collect(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.aliases.names[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for a in node.names:
+                    self.aliases.names[a.asname or a.name] = f"{node.module}.{a.name}"
+        for node in self.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[node.name] = node  # type: ignore[assignment]
+                if any(_is_jit_decorator(d, self.aliases) for d in node.decorator_list):
+                    self.kernels.add(node.name)
+            elif isinstance(node, ast.ClassDef):
+                self.classes[node.name] = node
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        self.module_names.add(t.id)
+                        # kernel = triton.jit(fn)
+                        v = node.value
+                        if isinstance(v, ast.Call) and _is_jit_decorator(v, self.aliases):
+                            self.kernels.add(t.id)
+
+    # -- rules on the whole file ------------------------------------------------------------------
+    def check_imports(self) -> None:
+        for node in ast.walk(self.tree):
+            mods = []
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    mods = ["." * node.level + (node.module or "")]
+                else:
+                    mods = [node.module or ""]
+                    if node.module in ("torch", "triton", "torch.nn"):
+                        mods += [f"{node.module}.{a.name}" for a in node.names]
+            for m in mods:
+                ok = any(m == a or (a in ("triton.language.extra",) and m.startswith(a + ".")) for a in ALLOWED_IMPORTS)
+                if m in ("torch.nn.Module", "torch.nn.Parameter", "torch.Tensor", "torch.nn.functional"):
+                    ok = True
+                if m.startswith("triton.") and m.split(".")[1] in ("jit", "cdiv", "next_power_of_2", "autotune",
+                                                                   "heuristics", "Config", "language"):
+                    ok = True
+                if m.startswith("torch.nn.") and m.split(".")[2][:1].isupper():
+                    ok = True  # from torch.nn import Linear, LayerNorm, …
+                if not ok:
+                    self.add("forbidden-import", f"import of '{m}' is not allowed in a candidate "
+                             f"(allowed: {', '.join(ALLOWED_IMPORTS[:-2])})", node)
+
+    def check_everywhere(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Try) or (hasattr(ast, "TryStar") and isinstance(node, getattr(ast, "TryStar"))):
+                if node.handlers:
+                    self.add("try-except-fallback", "try/except is not allowed: a failing kernel must fail, "
+                             "not fall back to another implementation", node)
+            elif isinstance(node, ast.Name):
+                if node.id == "Model":
+                    self.add("reference-reuse", "the candidate must not use the reference class Model", node)
+                elif node.id in FORBIDDEN_CALLS:
+                    self.add("forbidden-call", f"'{node.id}' is not allowed in a candidate", node)
+                elif node.id in REFLECTION_CALLS - {"super_"} or node.id in ("__builtins__", "__builtin__",
+                                                                            "__loader__", "__spec__", "__file__"):
+                    self.add("reflection", f"'{node.id}' (introspection) is not allowed in a candidate", node)
+                elif node.id == "type" and isinstance(getattr(node, "_parent", None), ast.Call):
+                    pass
+            elif isinstance(node, ast.Attribute):
+                if node.attr.startswith("__") and node.attr.endswith("__") and node.attr not in ALLOWED_DUNDERS:
+                    self.add("reflection", f"dunder attribute '.{node.attr}' is not allowed", node)
+                elif node.attr.startswith("_") and _root(node) in MODULE_NAMES_ROOTS | set(self.aliases.names):
+                    self.add("forbidden-call", f"private attribute '{_dotted(node) or node.attr}' is not allowed",
+                             node)
+                self._check_api(node)
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                for t in targets:
+                    for sub in ast.walk(t):
+                        if isinstance(sub, (ast.Attribute, ast.Subscript)):
+                            root = _root(sub)
+                            if root and (root in self.aliases.names or root in MODULE_NAMES_ROOTS):
+                                self.add("monkey-patch", f"assigning to '{_dotted(sub) or root}' patches a library "
+                                         "module; not allowed", node)
+                            if isinstance(sub, ast.Attribute) and sub.attr in ("forward", "__call__", "_call_impl",
+                                                                               "__class__"):
+                                self.add("monkey-patch", f"replacing '.{sub.attr}' is not allowed", node)
+            elif isinstance(node, ast.ClassDef):
+                for b in node.bases:
+                    name = self.aliases.resolve(_dotted(b))
+                    if name.endswith("Tensor") or name in ("torch.Tensor",):
+                        self.add("tensor-subclass", f"class {node.name} subclasses a tensor type", node)
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef) and item.name in ("__torch_function__", "__torch_dispatch__",
+                                                                         "__eq__", "__ne__", "__bool__"):
+                        self.add("tensor-subclass", f"class {node.name} overrides {item.name}", item)
+            elif isinstance(node, ast.Call):
+                name = self.aliases.resolve(_dotted(node.func))
+                if name.split(".")[-1] in ("register_forward_hook", "register_forward_pre_hook",
+                                           "register_full_backward_hook", "register_module_forward_hook",
+                                           "register_module_forward_pre_hook", "register_hook",
+                                           "register_dispatch_mode"):
+                    self.add("forbidden-call", f"hooks ('{name.split('.')[-1]}') are not allowed", node)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.add("state-in-forward", "global/nonlocal state is not allowed in a candidate", node)
+
+    def _check_api(self, node: ast.Attribute) -> None:
+        """Forbidden parts of the torch and triton APIs, wherever referenced."""
+        full = self.aliases.resolve(_dotted(node))
+        parts = full.split(".")
+        if len(parts) >= 2 and parts[0] == "torch":
+            if parts[1] in TORCH_FORBIDDEN_ATTRS or parts[1].startswith("set_"):
+                self.add("forbidden-call", f"'{full}' is not allowed in a candidate", node)
+            elif parts[1] == "cuda" and len(parts) >= 3 and parts[2] in TORCH_CUDA_FORBIDDEN:
+                self.add("forbidden-call", f"'{full}' (streams, events, graphs, RNG) is not allowed", node)
+            elif parts[1] == "Tensor" and len(parts) >= 3 and parts[2] not in ("__init__",):
+                self.add("forbidden-call", f"'{full}': reaching tensor methods through torch.Tensor "
+                         "is not allowed", node)
+        elif len(parts) >= 2 and parts[0] == "triton":
+            if parts[1] in TRITON_FORBIDDEN:
+                self.add("forbidden-call", f"'{full}' (Triton internals) is not allowed", node)
+
+    def check_module_level(self) -> None:
+        for node in self.tree.body:
+            if isinstance(node, ast.Expr) and not (isinstance(node.value, ast.Constant)):
+                self.add("module-side-effect", "module-level statements other than imports, definitions and "
+                         "constants are not allowed", node)
+            elif isinstance(node, (ast.If, ast.For, ast.While, ast.With)):
+                if not (isinstance(node, ast.If) and "__name__" in ast.unparse(node.test)):
+                    self.add("module-side-effect", "module-level control flow is not allowed", node)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                for sub in ast.walk(node.value):
+                    if isinstance(sub, ast.Call):
+                        name = self.aliases.resolve(_dotted(sub.func))
+                        if name.startswith("torch.") and name.split(".")[1] not in ("dtype", "device"):
+                            self.add("module-side-effect", f"module-level call '{name}' is not allowed "
+                                     "(compute nothing at import time)", sub)
+
+    # -- rules on the forward path ----------------------------------------------------------------
+    def forward_path(self, cls: ast.ClassDef) -> list[ast.AST]:
+        """Functions reachable from ModelNew.forward / __call__ (methods and module-level helpers)."""
+        methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+        # methods of helper classes defined in the candidate are reachable when called via their instances
+        todo = [methods[m] for m in ("forward", "__call__") if m in methods]
+        seen: dict[int, ast.AST] = {}
+        while todo:
+            fn = todo.pop()
+            if id(fn) in seen:
+                continue
+            seen[id(fn)] = fn
+            for sub in ast.walk(fn):
+                if isinstance(sub, ast.Call):
+                    f = sub.func
+                    if isinstance(f, ast.Name) and f.id in self.functions and f.id not in self.kernels:
+                        todo.append(self.functions[f.id])
+                    elif isinstance(f, ast.Name) and f.id in self.classes:
+                        c = self.classes[f.id]
+                        todo += [n for n in c.body if isinstance(n, ast.FunctionDef)]
+                    elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
+                          and f.attr in methods):
+                        todo.append(methods[f.attr])
+                if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self":
+                    # helper objects built in __init__ from classes of the candidate
+                    pass
+        # helper classes (nn.Module subclasses of the candidate used as submodules) run in forward too
+        for c in self.classes.values():
+            if c is not cls:
+                for n in c.body:
+                    if isinstance(n, ast.FunctionDef) and n.name in ("forward", "__call__") and id(n) not in seen:
+                        seen[id(n)] = n
+        return list(seen.values())
+
+    def check_forward(self, cls: ast.ClassDef) -> None:
+        methods = {n.name for c in [cls] + [self.classes[b.id] for b in cls.bases
+                                             if isinstance(b, ast.Name) and b.id in self.classes]
+                   for n in c.body if isinstance(n, ast.FunctionDef)}
+        for fn in self.forward_path(cls):
+            assert isinstance(fn, ast.FunctionDef)
+            params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self"}
+            local_names = params | {t.id for sub in ast.walk(fn) if isinstance(sub, (ast.Assign, ast.For, ast.With))
+                                    for t in ast.walk(sub) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            for sub in ast.walk(fn):
+                if isinstance(sub, ast.Call):
+                    self._check_forward_call(sub, methods, local_names)
+                elif isinstance(sub, ast.BinOp):
+                    if isinstance(sub.op, ast.MatMult):
+                        self.add("torch-compute", "the '@' operator runs torch matmul in forward", sub)
+                    elif any(isinstance(s, ast.Name) and s.id in params for s in (sub.left, sub.right)):
+                        self.add("torch-compute", "arithmetic on an input tensor in forward runs torch, "
+                                 "not Triton", sub)
+                elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id in params:
+                    self.add("torch-compute", "in-place arithmetic on an input tensor runs torch", sub)
+                elif isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub) and isinstance(sub.operand, ast.Name) \
+                        and sub.operand.id in params:
+                    self.add("torch-compute", "negating an input tensor runs torch", sub)
+                elif isinstance(sub, ast.Attribute):
+                    if sub.attr in MODE_ATTRS and isinstance(sub.ctx, ast.Load):
+                        self.add("mode-dependent", f"forward reads '.{sub.attr}': behaviour must not depend on "
+                                 "training/grad mode or device", sub)
+                    elif sub.attr == "type" and isinstance(sub.value, ast.Attribute) and sub.value.attr == "device":
+                        self.add("mode-dependent", "forward branches on the device type", sub)
+                if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                    for t in targets:
+                        if isinstance(t, (ast.Attribute, ast.Subscript)):
+                            root = _root(t)
+                            if root == "self" or (root and root not in local_names):
+                                self.add("state-in-forward", f"forward stores into '{ast.unparse(t)}': state kept "
+                                         "across calls (caching, memoization) is not allowed", sub)
+            for dec in fn.decorator_list:
+                self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
+                         "is not allowed", dec)
+
+    def _check_forward_call(self, call: ast.Call, methods: set[str], local_names: set[str]) -> None:
+        f = call.func
+        name = self.aliases.resolve(_dotted(f))
+        parts = name.split(".") if name else []
+        if parts and parts[0] == "torch":
+            if parts[1:2] == ["cuda"]:
+                if len(parts) > 2 and parts[2] not in TORCH_CUDA_OK:
+                    self.add("torch-compute", f"'{name}' in forward", call)
+            elif parts[1:3] == ["nn", "functional"] or parts[1] in ("special", "linalg", "fft", "sparse", "nested"):
+                self.add("torch-compute", f"'{name}' runs torch compute in forward", call)
+            elif parts[1:2] == ["nn"]:
+                if len(parts) > 2 and parts[2] not in ("Parameter", "Buffer"):
+                    self.add("torch-compute", f"'{name}' builds a torch module in forward", call)
+            elif len(parts) == 2 and parts[1] not in TORCH_ALLOC:
+                self.add("torch-compute", f"'torch.{parts[1]}' runs torch compute in forward "
+                         "(torch may only allocate, describe shapes and view memory)", call)
+            return
+        if parts and parts[0] in ("triton", "math", "typing"):
+            return
+        if isinstance(f, ast.Attribute):
+            meth = f.attr
+            if isinstance(f.value, ast.Name) and f.value.id == "self":
+                if meth not in methods:
+                    self.add("torch-compute", f"forward calls submodule 'self.{meth}': torch computes it, "
+                             "not a Triton kernel", call)
+                return
+            if meth in TENSOR_COMPUTE or (meth.endswith("_") and meth[:-1] in TENSOR_COMPUTE):
+                self.add("torch-compute", f"tensor method '.{meth}()' runs torch compute in forward", call)
+            elif meth in MUTATING_METHODS:
+                root = _root(f.value)
+                if root == "self" or (root and root not in local_names and root in self.module_names):
+                    self.add("state-in-forward", f"forward mutates '{ast.unparse(f.value)}' (state kept across "
+                             "calls is not allowed)", call)
+        elif isinstance(f, ast.Name):
+            if f.id in MODE_CALLS:
+                self.add("mode-dependent", f"forward calls '{f.id}'", call)
+            elif f.id in self.module_names and f.id not in self.kernels:
+                pass
+        if parts and parts[-1] in MODE_CALLS:
+            self.add("mode-dependent", f"forward calls '{name}'", call)
+
+    def check_kernels(self) -> None:
+        for name in self.kernels:
+            fn = self.functions.get(name)
+            if fn is None:
+                continue
+            for sub in ast.walk(fn):
+                if isinstance(sub, ast.Name) and self.aliases.resolve(sub.id).split(".")[0] == "torch":
+                    self.add("torch-compute", f"kernel '{name}' uses torch inside device code", sub)
+                    break
+
+
+def _positional_arity(fn: ast.FunctionDef | None) -> tuple[int, int, bool]:
+    """(required positionals, total positionals, has *args), not counting self."""
+    if fn is None:
+        return 0, 0, False
+    pos = fn.args.posonlyargs + fn.args.args
+    n = len(pos) - 1 if pos and pos[0].arg == "self" else len(pos)
+    return n - len(fn.args.defaults), n, fn.args.vararg is not None
+
+
+def _class_method(tree: ast.Module, cls: str, meth: str) -> tuple[ast.ClassDef | None, ast.FunctionDef | None]:
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == meth:
+                    return node, item
+            return node, None
+    return None, None
+
+
+def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[Finding]:
+    """Run the parse and static layers; return findings (empty when the candidate may run)."""
+    try:
+        tree = ast.parse(candidate_src)
+    except SyntaxError as e:
+        return [Finding("parse", "syntax-error", f"candidate does not parse: {e.msg}", e.lineno)]
+    cls, _ = _class_method(tree, "ModelNew", "forward")
+    if cls is None:
+        return [Finding("parse", "missing-modelnew", "candidate defines no top-level class ModelNew", None)]
+    out: list[Finding] = []
+    if problem_src is not None:
+        try:
+            ref = ast.parse(problem_src)
+        except SyntaxError:
+            ref = None
+        if ref is not None:
+            for meth in ("__init__", "forward"):
+                _, a = _class_method(ref, "Model", meth)
+                _, b = _class_method(tree, "ModelNew", meth)
+                ra, ta, va = _positional_arity(a)
+                rb, tb, vb = _positional_arity(b)
+                if b is None and meth == "forward":
+                    out.append(Finding("parse", "signature-mismatch", "ModelNew has no forward method", cls.lineno))
+                elif a is not None and not vb and (rb > ta or tb < ra):
+                    out.append(Finding("parse", "signature-mismatch",
+                                       f"ModelNew.{meth} takes {rb}..{tb} positional arguments, Model.{meth} "
+                                       f"takes {ra}..{ta}", b.lineno if b else cls.lineno))
+    if out:
+        return out
+    c = _Checker(tree, candidate_src)
+    c.collect()
+    if not c.kernels:
+        c.add("no-triton-kernel", "candidate defines no @triton.jit kernel", None)
+    for b in cls.bases:
+        name = c.aliases.resolve(_dotted(b))
+        if name not in ("torch.nn.Module", "torch.nn.modules.module.Module") and name not in c.classes:
+            c.add("reference-reuse" if "Model" in name else "forbidden-call",
+                  f"ModelNew must subclass nn.Module (it subclasses {ast.unparse(b)})", cls)
+    c.check_imports()
+    c.check_everywhere()
+    c.check_module_level()
+    c.check_forward(cls)
+    c.check_kernels()
+    return c.findings

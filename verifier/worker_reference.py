@@ -1,0 +1,153 @@
+"""Sandboxed reference worker: plans shapes, runs the problem's Model, writes inputs and outputs.
+
+Runs in its own sandbox, never beside a candidate: the candidate sees only the inputs this
+worker writes, never the problem source, the outputs or this process.
+Usage (inside the sandbox): python -m verifier.worker_reference JOB.json
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+import types
+
+from . import problem as P
+from ._worker_util import Control, error_info, seed_all, shapes_of, to_device, write_json
+
+
+def _exec(src: str, name: str) -> types.ModuleType:
+    mod = types.ModuleType(name)
+    mod.__file__ = f"{name}.py"
+    sys.modules[name] = mod
+    exec(compile(src, f"{name}.py", "exec"), mod.__dict__)
+    return mod
+
+
+def _numels(src: str) -> list[int]:
+    """Element counts of the inputs at these constants, without allocating (meta device)."""
+    import torch
+
+    mod = _exec(src, "_probe")
+    with torch.device("meta"):
+        xs = mod.get_inputs()
+    return [x.numel() for x in xs if isinstance(x, torch.Tensor)]
+
+
+def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: int) -> dict:
+    """Halve the largest scalable constants until the inputs fit the interpreter's budget."""
+    values = {c.name: c.value for c in consts if c.scalable}
+    for _ in range(200):
+        n = _numels(P.with_constants(src, values))
+        if not n or (max(n) <= per_tensor and sum(n) <= total):
+            return values
+        if not values:
+            break
+        name = max(values, key=lambda k: max(values[k]) if isinstance(values[k], tuple) else values[k])
+        new = P.shrink(values[name])
+        if new == values[name]:
+            break
+        values[name] = new
+    n = _numels(P.with_constants(src, values))
+    if n and max(n) > 64 * per_tensor:
+        raise P.ProblemError(f"inputs too large for CPU verification ({max(n)} elements) and the problem's "
+                             "sizes are not module-level constants that can be scaled down")
+    return values
+
+
+def _run_config(src: str, device: str, seed: int, n_trials: int, name: str):
+    import torch
+
+    mod = _exec(src, name)
+    seed_all(seed)
+    init = list(mod.get_init_inputs())
+    seed_all(seed)
+    model = mod.Model(*init).to(device)
+    trials = []
+    for t in range(n_trials):
+        seed_all(seed + 1 + t)
+        inputs = to_device(list(mod.get_inputs()), device)
+        with torch.no_grad():
+            out = model(*inputs)
+        trials.append((inputs, out))
+    return mod, init, model, trials
+
+
+def _cpu(x):
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return x.detach().cpu()
+    if isinstance(x, (list, tuple)):
+        return [_cpu(v) for v in x]
+    return x
+
+
+def main(job_path: str) -> int:
+    job = json.load(open(job_path))
+    device, seed = job["device"], job["seed"]
+    try:
+        import torch
+
+        src = open(job["problem"]).read()
+        P.parse_problem(src)
+        consts = P.size_constants(src)
+        small = plan_small(src, consts, job["per_tensor"], job["total"])
+        base_vals = {} if device == "cuda" else small
+        configs = [("base", base_vals, job["trials"])]
+        for k in range(job["perturb"]):
+            odd = {n: P.oddify(v, k) for n, v in small.items()}
+            if odd and odd != base_vals and all(odd != c[1] for c in configs):
+                configs.append((f"odd{k + 1}", odd, 1))
+    except Exception as e:  # the problem itself does not load: a usage error, not a verdict
+        write_json("error.json", error_info("problem", e))
+        return 0
+    cand_side, ref_side, shapes = [], [], []
+    for i, (label, vals, n) in enumerate(configs):
+        cseed = seed + 1000 * i
+        try:
+            _, init, model, trials = _run_config(P.with_constants(src, vals), device, cseed, n, f"ref_{label}")
+        except Exception as e:
+            if label == "base":
+                write_json("error.json", error_info("problem", e))
+                return 0
+            continue  # this perturbation does not fit the problem (e.g. a divisibility constraint)
+        cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "inputs": [_cpu(x) for x, _ in trials]})
+        ref_side.append({"label": label, "outputs": [_cpu(o) for _, o in trials]})
+        shapes.append({"label": label, "constants": {k: v for k, v in vals.items()},
+                       "inputs": shapes_of(trials[0][0])})
+        if label == "base":
+            base_model, base_inputs = model, trials[0][0]
+        del trials
+    torch.save(cand_side, "for_candidate.pt")
+    torch.save(ref_side, "ref_outputs.pt")
+    write_json("shapes.json", shapes)
+    if device == "cuda" and job.get("time"):
+        timing = {}
+        compiled = None
+        try:
+            compiled = torch.compile(base_model)
+            with torch.no_grad():
+                compiled(*base_inputs)
+        except Exception as e:
+            timing["compile_error"] = error_info("compile", e)["message"]
+            compiled = None
+        if Control(job.get("control")).wait_for_gpu():
+            from .timing import event_ms
+
+            with torch.no_grad():
+                timing["eager_ms"] = event_ms(lambda: base_model(*base_inputs))
+                if compiled is not None:
+                    timing["compile_ms"] = event_ms(lambda: compiled(*base_inputs))
+            nbytes = sum(x.numel() * x.element_size() for x in base_inputs if isinstance(x, torch.Tensor))
+            with torch.no_grad():
+                out = base_model(*base_inputs)
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            nbytes += sum(o.numel() * o.element_size() for o in outs if isinstance(o, torch.Tensor))
+            timing["io_bytes"] = nbytes
+        write_json("timing.json", timing)
+    write_json("done.json", {"ok": True})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
