@@ -66,3 +66,19 @@ class Control:
         os.write(self.ready_fd, b"R")
         got = os.read(self.go_fd, 1)
         return got == b"G"
+
+
+def perturb_parameters(model, seed: int) -> None:
+    """Nudge every parameter, in registration order, by seeded noise (same on both sides).
+
+    Default inits such as LayerNorm's weight=1, bias=0 would let a kernel that ignores its
+    parameters pass; perturbed configs use these values instead. Parameters must therefore be
+    created in the same order as the reference's (a documented requirement)."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.is_floating_point():
+                noise = torch.randn(p.shape, generator=g, dtype=torch.float32) * 0.5
+                p.add_(noise.to(device=p.device, dtype=p.dtype))

@@ -15,8 +15,11 @@ def _flatten(x) -> list:
     return [x]
 
 
-def compare(ref, out) -> tuple[bool, str, float, float]:
-    """(ok, message, max_abs_err, max_rel_err) of a candidate output against the reference."""
+def compare(ref, out, atol: float | None = None, rtol: float | None = None) -> tuple[bool, str, float, float]:
+    """(ok, message, max_abs_err, max_rel_err) of a candidate output against the reference.
+
+    `atol`/`rtol` override the dtype's default tolerances when given."""
+    atol_o, rtol_o = atol, rtol
     refs, outs = _flatten(ref), _flatten(out)
     if len(refs) != len(outs):
         return False, f"forward returned {len(outs)} outputs, the reference {len(refs)}", float("inf"), float("inf")
@@ -35,7 +38,8 @@ def compare(ref, out) -> tuple[bool, str, float, float]:
             return False, f"{where}dtype {o.dtype} != expected {r.dtype}", float("inf"), float("inf")
         if r.numel() == 0:
             continue
-        atol, rtol = TOLERANCES.get(r.dtype, (0.0, 0.0))
+        d_atol, d_rtol = TOLERANCES.get(r.dtype, (0.0, 0.0))
+        atol, rtol = (d_atol if atol_o is None else atol_o), (d_rtol if rtol_o is None else rtol_o)
         rf, of = r.double(), o.double()
         nan_r, nan_o = torch.isnan(rf), torch.isnan(of)
         if not torch.equal(nan_r, nan_o):

@@ -46,6 +46,8 @@ class VerifyConfig:
     per_tensor: int = 1 << 15       # CPU: shrink the problem until each input has at most this many elements
     total: int = 1 << 16
     implausible_speedup: float = 5.0
+    atol: float | None = None       # override the dtype-aware tolerances (verifier/compare.py)
+    rtol: float | None = None
     static_checks: bool = True      # tests of the sandbox itself turn this off; never in production
     max_parallel: int | None = None
 
@@ -212,7 +214,7 @@ def _last_line(text: str) -> str:
     return lines[-1][:500] if lines else ""
 
 
-def _judge(v: Verdict, result: dict, ref: Reference) -> None:
+def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
     """Launch and correctness layers from the worker's evidence."""
     if result.get("error"):
         e = result["error"]
@@ -252,7 +254,7 @@ def _judge(v: Verdict, result: dict, ref: Reference) -> None:
         if t["mutated"]:
             corr_fail = corr_fail or ("input-mutated", f"{where}: forward modified input(s) {t['mutated']} in place")
             continue
-        ok, msg, a, r = compare(outputs[t["label"]][t["trial"]], t["output"])
+        ok, msg, a, r = compare(outputs[t["label"]][t["trial"]], t["output"], cfg.atol, cfg.rtol)
         max_abs, max_rel = max(max_abs, a), max(max_rel, r)
         if ok:
             passed += 1
@@ -337,7 +339,7 @@ def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, root: Path, idx:
             v.log_tail = res.stderr_tail[-3000:]
         hs.close()
         return v
-    _judge(v, result, ref)
+    _judge(v, result, ref, cfg)
     if v.reasons or not timed:
         if ready:
             hs.send(b"S")

@@ -51,12 +51,16 @@ class SandboxResult:
 
     @property
     def signal_name(self) -> str | None:
-        if self.returncode is not None and self.returncode < 0:
-            try:
-                return signal.Signals(-self.returncode).name
-            except ValueError:
-                return f"signal {-self.returncode}"
-        return None
+        """The signal that ended the worker: negative codes directly, 128+N as bwrap reports a child's."""
+        rc = self.returncode
+        sig = -rc if rc is not None and rc < 0 else (rc - 128 if rc is not None and 128 < rc < 160
+                                                     and self.isolation == "bwrap" else None)
+        if sig is None:
+            return None
+        try:
+            return signal.Signals(sig).name
+        except ValueError:
+            return f"signal {sig}"
 
 
 def _find_bwrap() -> str | None:
@@ -123,7 +127,8 @@ def _bwrap_argv(bwrap: str, workdir: Path, ro_files: dict[str, Path], device: st
     a += ["--bind", str(workdir), SANDBOX_WORK]
     for dest, src in ro_files.items():
         a += ["--ro-bind", str(src), f"{SANDBOX_WORK}/{dest}"]
-    a += ["--chdir", SANDBOX_WORK, "--clearenv"]
+    # the root is bwrap's own tmpfs (mount points only); make it read-only too
+    a += ["--remount-ro", "/", "--chdir", SANDBOX_WORK, "--clearenv"]
     for k, v in env.items():
         a += ["--setenv", k, v]
     return a

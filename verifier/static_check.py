@@ -338,6 +338,9 @@ class _Checker:
         f = call.func
         name = self.aliases.resolve(_dotted(f))
         parts = name.split(".") if name else []
+        if parts and parts[-1] in MODE_CALLS:
+            self.add("mode-dependent", f"forward calls '{name}': behaviour must not depend on grad mode", call)
+            return
         if parts and parts[0] == "torch":
             if parts[1:2] == ["cuda"]:
                 if len(parts) > 2 and parts[2] not in TORCH_CUDA_OK:
@@ -367,13 +370,6 @@ class _Checker:
                 if root == "self" or (root and root not in local_names and root in self.module_names):
                     self.add("state-in-forward", f"forward mutates '{ast.unparse(f.value)}' (state kept across "
                              "calls is not allowed)", call)
-        elif isinstance(f, ast.Name):
-            if f.id in MODE_CALLS:
-                self.add("mode-dependent", f"forward calls '{f.id}'", call)
-            elif f.id in self.module_names and f.id not in self.kernels:
-                pass
-        if parts and parts[-1] in MODE_CALLS:
-            self.add("mode-dependent", f"forward calls '{name}'", call)
 
     def check_kernels(self) -> None:
         for name in self.kernels:

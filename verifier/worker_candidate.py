@@ -15,7 +15,7 @@ import sys
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ._worker_util import Control, error_info, load_module, seed_all, to_device, write_json
+from ._worker_util import Control, error_info, load_module, perturb_parameters, seed_all, to_device, write_json
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 
@@ -115,6 +115,8 @@ def main(job_path: str) -> int:
         try:
             seed_all(cfg["seed"])
             model = ModelNew(*cfg["init"]).to(device)
+            if cfg.get("perturb"):
+                perturb_parameters(model, cfg["seed"])
         except BaseException as e:
             result["error"] = error_info("init", e)
             break

@@ -7,12 +7,11 @@ Usage (inside the sandbox): python -m verifier.worker_reference JOB.json
 from __future__ import annotations
 
 import json
-import math
 import sys
 import types
 
 from . import problem as P
-from ._worker_util import Control, error_info, seed_all, shapes_of, to_device, write_json
+from ._worker_util import Control, error_info, perturb_parameters, seed_all, shapes_of, to_device, write_json
 
 
 def _exec(src: str, name: str) -> types.ModuleType:
@@ -54,7 +53,7 @@ def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: i
     return values
 
 
-def _run_config(src: str, device: str, seed: int, n_trials: int, name: str):
+def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, perturb: bool):
     import torch
 
     mod = _exec(src, name)
@@ -62,6 +61,8 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str):
     init = list(mod.get_init_inputs())
     seed_all(seed)
     model = mod.Model(*init).to(device)
+    if perturb:
+        perturb_parameters(model, seed)
     trials = []
     for t in range(n_trials):
         seed_all(seed + 1 + t)
@@ -105,13 +106,15 @@ def main(job_path: str) -> int:
     for i, (label, vals, n) in enumerate(configs):
         cseed = seed + 1000 * i
         try:
-            _, init, model, trials = _run_config(P.with_constants(src, vals), device, cseed, n, f"ref_{label}")
+            _, init, model, trials = _run_config(P.with_constants(src, vals), device, cseed, n, f"ref_{label}",
+                                                 perturb=label != "base")
         except Exception as e:
             if label == "base":
                 write_json("error.json", error_info("problem", e))
                 return 0
             continue  # this perturbation does not fit the problem (e.g. a divisibility constraint)
-        cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "inputs": [_cpu(x) for x, _ in trials]})
+        cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "perturb": label != "base",
+                          "inputs": [_cpu(x) for x, _ in trials]})
         ref_side.append({"label": label, "outputs": [_cpu(o) for _, o in trials]})
         shapes.append({"label": label, "constants": {k: v for k, v in vals.items()},
                        "inputs": shapes_of(trials[0][0])})

@@ -53,7 +53,7 @@ class ModelNew(nn.Module):
     def forward(self, predictions, targets):
         p = predictions.contiguous()
         t = targets.contiguous()
-        if p.dim() == 0:
+        if len(p.shape) == 0:
             L = 1
         else:
             L = p.shape[-1]

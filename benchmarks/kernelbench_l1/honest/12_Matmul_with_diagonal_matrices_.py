@@ -17,8 +17,7 @@ def _diag_mul_kernel(a_ptr, b_ptr, c_ptr, N, M, stride_bn, stride_cn, num_col_bl
     cmask = cols < M
     a = tl.load(a_ptr + rows, mask=rmask, other=0.0)
     mask = rmask[:, None] & cmask[None, :]
-    b = tl.load(b_ptr + rows[:, None] * stride_bn + cols[None, :], mask=mask, other=0.0,
-                eviction_policy="evict_first")
+    b = tl.load(b_ptr + rows[:, None] * stride_bn + cols[None, :], mask=mask, other=0.0)
     c = a[:, None] * b
     tl.store(c_ptr + rows[:, None] * stride_cn + cols[None, :], c.to(c_ptr.dtype.element_ty), mask=mask)
 

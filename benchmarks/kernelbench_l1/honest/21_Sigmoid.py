@@ -9,7 +9,7 @@ def _sigmoid_kernel(x_ptr, y_ptr, n_elements, BLOCK: tl.constexpr):
     pid = tl.program_id(0).to(tl.int64)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n_elements
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0, eviction_policy="evict_first")
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
     xf = x.to(tl.float32)
     y = 1.0 / (1.0 + tl.exp(-xf))
     tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
@@ -23,7 +23,7 @@ class ModelNew(nn.Module):
         x = x.contiguous()
         y = torch.empty_like(x)
         n = x.numel()
-        BLOCK = 4096
+        BLOCK = 1024  # 4 fp32 (one 16-byte vector) per thread; measured best on H200
         grid = (triton.cdiv(n, BLOCK),)
         _sigmoid_kernel[grid](x, y, n, BLOCK=BLOCK, num_warps=8)
         return y

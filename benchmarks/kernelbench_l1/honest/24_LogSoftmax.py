@@ -57,8 +57,7 @@ def _softmax_kernel(x_ptr, y_ptr, N, inner, BLOCK: tl.constexpr, SINGLE: tl.cons
                 y = x - shift
             else:
                 y = tl.exp(x - m) * inv
-            tl.store(y_ptr + base + offs * step, y.to(y_ptr.dtype.element_ty), mask=mask,
-                     eviction_policy="evict_first")
+            tl.store(y_ptr + base + offs * step, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -67,7 +66,7 @@ class ModelNew(nn.Module):
         self.dim = dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        dim = self.dim % x.dim()
+        dim = self.dim % len(x.shape)
         x = x.contiguous()
         y = torch.empty_like(x)
         shape = x.shape
@@ -76,14 +75,14 @@ class ModelNew(nn.Module):
         for d in shape[dim + 1:]:
             inner = inner * d
         rows = x.numel() // N
-        MAX_BLOCK = 4096
+        MAX_BLOCK = 8192
         if N <= MAX_BLOCK:
             BLOCK = triton.next_power_of_2(N)
             single = True
         else:
             BLOCK = MAX_BLOCK
             single = False
-        nw = 8 if BLOCK >= 2048 else 4
+        nw = 16 if BLOCK >= 8192 else (8 if BLOCK >= 2048 else 4)
         _softmax_kernel[(rows,)](x, y, N, inner, BLOCK=BLOCK, SINGLE=single,
                                  CONTIG=(inner == 1), LOG=True, num_warps=nw)
         return y

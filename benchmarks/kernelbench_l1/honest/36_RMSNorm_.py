@@ -64,7 +64,7 @@ class ModelNew(nn.Module):
         else:
             BLOCK_C = 32
             one_pass = False
-        # ~8K elements per program (64 fp32 registers per thread at 4 warps... 8 warps)
+        # ~8K elements per program: 32 fp32 values per thread at 8 warps
         BLOCK_S = max(16, min(triton.next_power_of_2(S), 8192 // BLOCK_C))
         num_s_blocks = triton.cdiv(S, BLOCK_S)
         grid = (B * num_s_blocks,)

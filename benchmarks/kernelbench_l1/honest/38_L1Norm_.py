@@ -38,8 +38,7 @@ def _l1norm_kernel(x_ptr, y_ptr, N, inner, BLOCK: tl.constexpr, SINGLE: tl.const
             offs = (nblocks - 1 - b) * BLOCK + cols
             mask = offs < N
             x = tl.load(x_ptr + base + offs * step, mask=mask, other=0.0).to(tl.float32)
-            tl.store(y_ptr + base + offs * step, (x * inv).to(y_ptr.dtype.element_ty), mask=mask,
-                     eviction_policy="evict_first")
+            tl.store(y_ptr + base + offs * step, (x * inv).to(y_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -47,7 +46,7 @@ class ModelNew(nn.Module):
         super(ModelNew, self).__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        dim = 1 % x.dim()
+        dim = 1 % len(x.shape)
         x = x.contiguous()
         y = torch.empty_like(x)
         shape = x.shape
@@ -56,7 +55,7 @@ class ModelNew(nn.Module):
         for d in shape[dim + 1:]:
             inner = inner * d
         rows = x.numel() // N
-        MAX_BLOCK = 4096
+        MAX_BLOCK = 16384  # measured best on H200 for 65535-wide rows
         if N <= MAX_BLOCK:
             BLOCK = triton.next_power_of_2(N)
             single = True

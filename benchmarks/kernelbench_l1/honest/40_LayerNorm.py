@@ -62,7 +62,7 @@ def _ln_apply_kernel(x_ptr, w_ptr, b_ptr, y_ptr, mean_ptr, rstd_ptr, N, num_chun
     mask = offs < N
     mean = tl.load(mean_ptr + row)
     rstd = tl.load(rstd_ptr + row)
-    x = tl.load(x_ptr + row * N + offs, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
+    x = tl.load(x_ptr + row * N + offs, mask=mask, other=0.0).to(tl.float32)
     w = tl.load(w_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     b = tl.load(b_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     y = (x - mean) * rstd * w + b

@@ -20,7 +20,7 @@ def _sum_cols_kernel(x_ptr, y_ptr, R, inner, num_i_blocks,
         rr = r0 + r
         offs = base + rr[:, None].to(tl.int64) * inner + i_offs[None, :]
         mask = (rr[:, None] < R) & i_mask[None, :]
-        acc += tl.load(x_ptr + offs, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
+        acc += tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     s = tl.sum(acc, axis=0)
     tl.store(y_ptr + o * inner + i_offs, s.to(y_ptr.dtype.element_ty), mask=i_mask)
 
@@ -36,8 +36,7 @@ def _sum_rows_kernel(x_ptr, y_ptr, R, num_rows, ROWS: tl.constexpr, BLOCK: tl.co
     for c0 in range(0, R, BLOCK):
         cc = c0 + cols
         mask = row_mask[:, None] & (cc[None, :] < R)
-        acc += tl.load(x_ptr + rows[:, None] * R + cc[None, :], mask=mask, other=0.0,
-                       eviction_policy="evict_first").to(tl.float32)
+        acc += tl.load(x_ptr + rows[:, None] * R + cc[None, :], mask=mask, other=0.0).to(tl.float32)
     s = tl.sum(acc, axis=1)
     tl.store(y_ptr + rows, s.to(y_ptr.dtype.element_ty), mask=row_mask)
 
@@ -48,7 +47,7 @@ class ModelNew(nn.Module):
         self.dim = dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        dim = self.dim % x.dim()
+        dim = self.dim % len(x.shape)
         x = x.contiguous()
         shape = list(x.shape)
         R = shape[dim]
@@ -64,10 +63,12 @@ class ModelNew(nn.Module):
             grid = (triton.cdiv(outer, ROWS),)
             _sum_rows_kernel[grid](x, y, R, outer, ROWS=ROWS, BLOCK=BLOCK, num_warps=4)
         else:
+            # 128 columns x 64 rows per step, 16 warps: measured best on H200 at 128x4096x4095
             BLOCK_I = min(128, triton.next_power_of_2(inner))
-            BLOCK_R = max(1, min(4096 // BLOCK_I, triton.next_power_of_2(R)))
+            BLOCK_R = max(1, min(8192 // BLOCK_I, triton.next_power_of_2(R)))
+            nw = 16 if BLOCK_R * BLOCK_I >= 8192 else 4
             num_i_blocks = triton.cdiv(inner, BLOCK_I)
             grid = (outer * num_i_blocks,)
             _sum_cols_kernel[grid](x, y, R, inner, num_i_blocks,
-                                   BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, num_warps=4)
+                                   BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, num_warps=nw)
         return y

@@ -55,7 +55,7 @@ class ModelNew(nn.Module):
         A = A.contiguous()
         M = A.shape[0]
         K = A.shape[1]
-        if B.dim() == 1:
+        if len(B.shape) == 1:
             Bv = B.view(K, 1)
             out_shape = (M,)
         else:

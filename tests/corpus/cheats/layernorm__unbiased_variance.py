@@ -1,5 +1,8 @@
 # problem: layernorm
 # expect: correctness output-mismatch
+# tolerance: 1e-4
+# note: n/(n-1) at n=256 is a 0.2% error, inside KernelBench's fp32 tolerance (1e-2); a stricter
+# tolerance (VerifyConfig(atol=1e-4, rtol=1e-4)) catches it.
 import torch
 import torch.nn as nn
 import triton

@@ -1,0 +1,40 @@
+"""Shared fixtures: the corpus of problems and candidates, verified once per problem."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(__file__).resolve().parent / "corpus"
+KB_CANDIDATES = ROOT / "benchmarks" / "kernelbench_l1"
+KERNELBENCH = ROOT.parent / "shared" / "kernelbench"
+
+
+def header(path: Path, key: str) -> str | None:
+    for line in path.read_text().splitlines()[:5]:
+        m = re.match(rf"#\s*{key}:\s*(.+)", line)
+        if m:
+            return m.group(1).strip()
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    try:
+        import torch
+
+        has_gpu = torch.cuda.is_available()
+    except Exception:
+        has_gpu = False
+    if not has_gpu:
+        skip = pytest.mark.skip(reason="needs a CUDA GPU (run on the device)")
+        for item in items:
+            if "gpu" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cpu_only_env():
+    os.environ.setdefault("TRITONRL_WORKER_THREADS", "1")

@@ -1,0 +1,58 @@
+"""The corpus end to end: every honest candidate verifies, every cheat fails at its named layer.
+
+Candidates of one problem share one `verify_batch` call (one reference run, parallel sandboxes),
+exactly as the language server and the trainer use the verifier.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, header
+from verifier import verify_batch
+
+HONEST = sorted((CORPUS / "honest").glob("*.py"))
+CHEATS = sorted((CORPUS / "cheats").glob("*.py"))
+
+
+@lru_cache(maxsize=None)
+def verdicts_for(problem: str, tolerance: str | None) -> dict[str, object]:
+    files = [p for p in HONEST + CHEATS if header(p, "problem") == problem and header(p, "tolerance") == tolerance]
+    src = (CORPUS / "problems" / f"{problem}.py").read_text()
+    tol = {} if tolerance is None else {"atol": float(tolerance), "rtol": float(tolerance)}
+    vs = verify_batch(src, [p.read_text() for p in files], **tol)
+    return {p.name: v for p, v in zip(files, vs)}
+
+
+def _verdict(path: Path):
+    """The verdict of one corpus file; `# tolerance: T` verifies it with atol = rtol = T."""
+    problem = header(path, "problem")
+    assert problem, f"{path.name} lacks a '# problem:' header"
+    return verdicts_for(problem, header(path, "tolerance"))[path.name]
+
+
+def test_corpus_is_large_enough():
+    problems = {header(p, "problem") for p in HONEST}
+    assert len(HONEST) >= 14 and len(CHEATS) >= 28 and len(problems) >= 6
+
+
+@pytest.mark.parametrize("path", HONEST, ids=lambda p: p.stem)
+def test_honest_candidate_verifies(path):
+    v = _verdict(path)
+    assert v.ok, v.summary()
+    assert v.stage == "done" and v.trials["passed"] == v.trials["run"] >= 4
+    assert v.kernels and any(s["label"].startswith("odd") for s in v.shapes)
+
+
+@pytest.mark.parametrize("path", CHEATS, ids=lambda p: p.stem)
+def test_cheat_fails_at_its_layer(path):
+    # "# expect: STAGE RULE", or alternatives "STAGE RULE | STAGE RULE" where the outcome is
+    # legitimately nondeterministic (an out-of-bounds write may crash the process or corrupt data)
+    expected = {tuple(alt.split()[:2]) for alt in header(path, "expect").split("|")}
+    v = _verdict(path)
+    assert not v.ok, f"cheat verified: {v.summary()}"
+    got = {(r.stage, r.rule) for r in v.reasons if r.stage == v.stage}  # a cheat may break several rules
+    assert got & expected, f"expected {expected}, got {v.summary()}"

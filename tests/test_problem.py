@@ -1,0 +1,51 @@
+import pytest
+
+from verifier import problem as P
+
+SRC = """import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x
+
+batch_size = 16
+N = 2048 * 2
+shape = (32768,)
+kernel_size = 3
+dim = 1
+eps = 1e-5
+
+def get_inputs():
+    return [torch.rand(batch_size, N)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_size_constants_found_and_classified():
+    consts = {c.name: c for c in P.size_constants(SRC)}
+    assert consts["N"].value == 4096 and consts["N"].scalable
+    assert consts["shape"].value == (32768,) and consts["shape"].scalable
+    assert consts["batch_size"].scalable
+    assert not consts["kernel_size"].scalable and not consts["dim"].scalable
+    assert "eps" not in consts  # floats are not sizes
+
+
+def test_with_constants_rewrites_only_named_lines():
+    out = P.with_constants(SRC, {"N": 33, "shape": (17,)})
+    assert "N = 33\n" in out and "shape = (17,)\n" in out and "batch_size = 16\n" in out
+    assert out.count("\n") == SRC.count("\n")  # line numbers kept for tracebacks
+
+
+def test_oddify_gives_odd_sizes():
+    assert P.oddify(64, 0) == 65 and P.oddify(64, 1) == 63 and P.oddify((16, 3), 0) == (17, 3)
+    assert all(P.oddify(v, k) % 2 == 1 for v in (8, 100, 4096) for k in (0, 1))
+
+
+def test_parse_problem_reports_what_is_missing():
+    with pytest.raises(P.ProblemError, match="get_inputs"):
+        P.parse_problem("import torch\nclass Model: pass\ndef get_init_inputs(): return []\n")
+    with pytest.raises(P.ProblemError, match="syntax error"):
+        P.parse_problem("def broken(:\n")

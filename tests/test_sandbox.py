@@ -1,0 +1,202 @@
+"""Layer 3 on hostile code: each run ends in a named outcome and nothing reaches the host."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS
+from verifier import sandbox, verify
+
+HOSTILE = CORPUS / "hostile"
+BWRAP = sandbox.isolation_mechanism()[0] == "bwrap"
+needs_bwrap = pytest.mark.skipif(not BWRAP, reason="bubblewrap unavailable: " + sandbox.isolation_mechanism()[1])
+
+
+def run_script(tmp_path: Path, code: str, *args: str, **kw) -> sandbox.SandboxResult:
+    (tmp_path / "s.py").write_text(textwrap.dedent(code))
+    return sandbox.run(["python3", "s.py", *args], tmp_path, **kw)
+
+
+def test_isolation_is_real_here():
+    assert BWRAP, "CI must run the sandbox with bubblewrap, not the fallback"
+
+
+@needs_bwrap
+def test_hang_is_killed_with_its_whole_tree(tmp_path):
+    code = """
+        import os, time
+        for _ in range(3):
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    open(f"/sandbox/work/alive-{os.getpid()}", "w").close()
+                    time.sleep(600)
+                os._exit(0)
+        while True:
+            pass
+    """
+    t0 = time.monotonic()
+    r = run_script(tmp_path, code, limits=sandbox.Limits(timeout_s=3))
+    assert r.timed_out and time.monotonic() - t0 < 15
+    assert list(tmp_path.glob("alive-*")), "the grandchildren should have started"
+    time.sleep(0.5)
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert "s.py" not in ps, "a process outlived the sandbox"
+
+
+@needs_bwrap
+def test_double_fork_setsid_survivor_dies_when_main_exits(tmp_path):
+    r = run_script(tmp_path, """
+        import os, sys, time
+        if os.fork():
+            sys.exit(0)
+        os.setsid()
+        time.sleep(600)
+    """, limits=sandbox.Limits(timeout_s=30))
+    assert r.returncode == 0 and not r.timed_out and r.duration_s < 10
+    time.sleep(0.3)
+    assert "s.py" not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+
+
+def test_segfault_is_a_named_crash(tmp_path):
+    r = run_script(tmp_path, "import ctypes\nctypes.string_at(0)\n")
+    assert r.signal_name == "SIGSEGV"
+
+
+def test_stdout_flood_keeps_only_a_tail(tmp_path):
+    r = run_script(tmp_path, "import sys\nfor _ in range(1600):\n    sys.stdout.write('x' * 65536)\nprint('END')\n")
+    assert r.returncode == 0 and len(r.stdout_tail) < 40_000 and r.stdout_tail.rstrip().endswith("END")
+    assert "bytes dropped" in r.stdout_tail
+
+
+def test_unbounded_allocation_hits_the_memory_limit(tmp_path):
+    r = run_script(tmp_path, "xs = []\nwhile True:\n    xs.append(bytearray(64 << 20))\n",
+                   limits=sandbox.Limits(timeout_s=60, memory_bytes=1 << 30))
+    assert r.memory_exceeded or (r.returncode != 0 and "MemoryError" in r.stderr_tail)
+
+
+@needs_bwrap
+def test_no_writes_outside_the_private_dir(tmp_path):
+    home_marker = Path.home() / "tritonrl-pwned"
+    repo_marker = Path(__file__).resolve().parent / "PWNED"
+    r = run_script(tmp_path, f"""
+        import os
+        for p in [{str(home_marker)!r}, {str(repo_marker)!r}, "/etc/pwned", "/usr/pwned", "/sandbox/lib/pwned"]:
+            try:
+                open(p, "w").write("x")
+                print("WROTE", p)
+            except OSError as e:
+                print("DENIED", p, e.errno)
+        open("/tmp/scratch", "w").write("ok")      # private tmpfs: allowed, vanishes
+        open("/sandbox/work/mine", "w").write("ok")  # its own dir: allowed
+    """)
+    assert r.returncode == 0, r.stderr_tail
+    assert "WROTE" not in r.stdout_tail and r.stdout_tail.count("DENIED") == 5
+    assert not home_marker.exists() and not repo_marker.exists() and not Path("/etc/pwned").exists()
+    assert (tmp_path / "mine").exists()
+
+
+@needs_bwrap
+def test_host_files_are_invisible(tmp_path):
+    secret = Path(__file__).resolve()  # the repo (a user's workspace) is not mounted
+    r = run_script(tmp_path, f"import os\nprint(os.path.exists({str(secret)!r}), os.path.exists('/root/.ssh'))\n")
+    assert r.stdout_tail.split() == ["False", "False"], r.stdout_tail + r.stderr_tail
+
+
+@needs_bwrap
+def test_no_network_not_even_host_loopback(tmp_path):
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+    got = []
+    threading.Thread(target=lambda: got.append(srv.accept()), daemon=True).start()
+    r = run_script(tmp_path, """
+        import socket, sys
+        try:
+            socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)
+            print("CONNECTED")
+        except OSError as e:
+            print("REFUSED", e)
+        try:
+            socket.create_connection(("1.1.1.1", 80), timeout=3)
+            print("INTERNET")
+        except OSError as e:
+            print("NO-ROUTE", e)
+    """, str(port))
+    srv.close()
+    assert "CONNECTED" not in r.stdout_tail and "INTERNET" not in r.stdout_tail and not got
+
+
+@needs_bwrap
+def test_killing_the_parent_does_not_reach_the_supervisor(tmp_path):
+    r = run_script(tmp_path, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.kill(1, signal.SIGKILL)\n"
+                   "print('still here')\n")
+    assert r.returncode is not None  # and this test process is alive to check it
+
+
+def test_environment_carries_no_secrets(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    r = run_script(tmp_path, "import os\nprint(sorted(os.environ))\n")
+    assert "OPENAI_API_KEY" not in r.stdout_tail and "sk-secret" not in r.stdout_tail
+
+
+@pytest.mark.parametrize("script", sorted(HOSTILE.glob("*.py")) if HOSTILE.exists() else [], ids=lambda p: p.stem)
+def test_hostile_corpus_ends_cleanly(tmp_path, script):
+    shutil.copy(script, tmp_path / "s.py")
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    r = sandbox.run(["python3", "s.py", str(srv.getsockname()[1])], tmp_path,
+                    limits=sandbox.Limits(timeout_s=5, memory_bytes=1 << 30))
+    srv.close()
+    assert r.returncode is not None and r.duration_s < 30
+    assert not Path("/work/main/PWNED").exists() and not (Path.home() / "pwned").exists()
+
+
+# --- the same hostile behaviour inside a candidate, through the whole verifier -----------------------
+# Static rules would reject all of these before they run; static_checks=False proves the sandbox
+# layer still ends each in a verdict naming what happened (and that the next verification is fine).
+
+PROBLEM = (CORPUS / "problems" / "relu.py")
+
+
+def hostile_candidate(body: str) -> str:
+    return textwrap.dedent("""
+        import torch, torch.nn as nn, triton, triton.language as tl
+        import os, sys, time, ctypes, signal
+
+        @triton.jit
+        def k(x, y, n, B: tl.constexpr):
+            o = tl.program_id(0) * B + tl.arange(0, B)
+            tl.store(y + o, tl.load(x + o, mask=o < n), mask=o < n)
+
+        class ModelNew(nn.Module):
+            def forward(self, x):
+                %s
+                y = torch.empty_like(x)
+                k[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), B=256)
+                return y
+    """) % body
+
+
+@pytest.mark.parametrize("body,rule", [
+    ("while True: pass", "timeout"),
+    ("ctypes.string_at(0)", "crash"),
+    ("os._exit(3)", "exit"),
+    ("xs = [bytearray(1 << 30) for _ in range(64)]", "memory"),
+    ("os.kill(os.getpid(), signal.SIGKILL)", "crash"),
+    ("raise RuntimeError('boom')", "forward-error"),
+])
+def test_hostile_candidates_get_sandbox_verdicts(body, rule):
+    v = verify(PROBLEM.read_text(), hostile_candidate(body), static_checks=False, timeout_s=20,
+               memory_bytes=2 << 30, trials=1, perturb=0)
+    assert not v.ok and v.stage == "sandbox" and v.reasons[0].rule == rule, v.summary()

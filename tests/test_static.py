@@ -1,0 +1,126 @@
+"""Parse and static layers on small hand-written candidates (no sandbox: pure AST)."""
+import textwrap
+
+import pytest
+
+from verifier.static_check import check_candidate
+
+PROBLEM = textwrap.dedent("""
+    import torch
+    import torch.nn as nn
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+        def forward(self, x):
+            return torch.relu(x)
+    n = 1024
+    def get_inputs():
+        return [torch.randn(n)]
+    def get_init_inputs():
+        return []
+""")
+
+HEAD = textwrap.dedent("""
+    import torch
+    import torch.nn as nn
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0), mask=m)
+""")
+
+HONEST_FORWARD = """
+        y = torch.empty_like(x)
+        relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+        return y
+"""
+
+
+def cand(forward_body: str = HONEST_FORWARD, extra: str = "", init_body: str = "") -> str:
+    return HEAD + extra + textwrap.dedent("""
+    class ModelNew(nn.Module):
+        def __init__(self):
+            super().__init__()
+    """) + textwrap.indent(textwrap.dedent(init_body), " " * 8) + \
+        "\n    def forward(self, x):\n" + textwrap.indent(textwrap.dedent(forward_body), " " * 8)
+
+
+def rules(src: str) -> set[str]:
+    return {f.rule for f in check_candidate(src, PROBLEM)}
+
+
+def test_honest_candidate_passes():
+    assert rules(cand()) == set()
+
+
+@pytest.mark.parametrize("src", [
+    cand(extra='\n"""Computes what torch.relu(x) or torch.matmul would, in Triton."""\n'),
+    cand(HONEST_FORWARD.replace("y = torch.empty_like(x)", "# like torch.relu\n        x = x.contiguous().view(-1)\n"
+                                "        y = torch.empty(x.shape, dtype=x.dtype, device=x.device)")),
+    cand(HONEST_FORWARD.replace("relu_kernel[(triton.cdiv(x.numel(), 1024),)]",
+                                "relu_kernel[lambda meta: (triton.cdiv(x.numel(), meta['BLOCK']),)]")),
+    cand("return launch(x)\n", extra="\ndef launch(x):\n    y = torch.empty_like(x)\n"
+         "    relu_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)\n    return y\n"),
+    cand(HONEST_FORWARD, init_body="self.weight = nn.Parameter(torch.randn(4))\nself.block = 1024\n"),
+])
+def test_honest_patterns_pass(src):
+    assert rules(src) == set()
+
+
+@pytest.mark.parametrize("body,extra,rule", [
+    ("return torch.relu(x)\n", "", "torch-compute"),
+    ("return x.clamp(min=0)\n", "", "torch-compute"),
+    ("return x @ x\n", "", "torch-compute"),
+    ("return x * (x > 0)\n", "", "torch-compute"),
+    ("return torch.nn.functional.relu(x)\n", "", "torch-compute"),
+    ("y = torch.empty_like(x)\nrelu_kernel[(1,)](x, y, 1, BLOCK=1)\nreturn y.sum() + y\n", "", "torch-compute"),
+    ("try:\n    return k(x)\nexcept Exception:\n    return torch.relu(x)\n", "", "try-except-fallback"),
+    ("return getattr(torch, 'relu')(x)\n", "", "forbidden-call"),
+    ("return eval('torch.relu(x)')\n", "", "forbidden-call"),
+    ("return torch.ops.aten.relu(x)\n", "", "forbidden-call"),
+    ("return torch.compile(lambda t: t)(x)\n", "", "forbidden-call"),
+    ("return Model()(x)\n", "", "reference-reuse"),
+    ("return x.__class__(x)\n", "", "reflection"),
+    ("return globals()['torch'].relu(x)\n", "", "reflection"),
+    ("self.cache = x\nreturn x\n", "", "state-in-forward"),
+    ("CACHE[0] = x\nreturn x\n", "\nCACHE = {}\n", "state-in-forward"),
+    ("if self.training:\n    return x\nreturn x\n", "", "mode-dependent"),
+    ("if torch.is_grad_enabled():\n    return x\nreturn x\n", "", "mode-dependent"),
+    ("if x.is_cuda:\n    return x\nreturn x\n", "", "mode-dependent"),
+    ("if x.device.type == 'cuda':\n    return x\nreturn x\n", "", "mode-dependent"),
+    ("return x\n", "\ntorch.allclose = lambda *a, **k: True\n", "monkey-patch"),
+    ("return x\n", "\ntorch.cuda.Event.elapsed_time = lambda *a: 1e-3\n", "monkey-patch"),
+    ("return x\n", "\ntriton.jit = lambda f: f\n", "monkey-patch"),
+    ("return x\n", "\nimport numpy as np\n", "forbidden-import"),
+    ("return x\n", "\nimport threading\n", "forbidden-import"),
+    ("return x\n", "\nfrom concurrent.futures import ThreadPoolExecutor\n", "forbidden-import"),
+    ("return x\n", "\nimport time\n", "forbidden-import"),
+    ("return x\n", "\nimport inspect\n", "forbidden-import"),
+    ("return x\n", "\nimport importlib\n", "forbidden-import"),
+    ("return x\n", "\nfrom functools import lru_cache\n", "forbidden-import"),
+    ("return x\n", "\nclass Fake(torch.Tensor):\n    def __eq__(self, o):\n        return True\n", "tensor-subclass"),
+    ("return x\n", "\ntorch.manual_seed(0)\n", "module-side-effect"),
+])
+def test_cheats_are_named(body, extra, rule):
+    assert rule in rules(cand(body, extra))
+
+
+def test_parse_layer():
+    assert rules("def f(:\n") == {"syntax-error"}
+    assert rules(HEAD) == {"missing-modelnew"}
+    bad_sig = cand().replace("def forward(self, x):", "def forward(self, x, y, z):")
+    assert rules(bad_sig) == {"signature-mismatch"}
+
+
+def test_no_kernel():
+    src = "import torch\nimport torch.nn as nn\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return x\n"
+    assert "no-triton-kernel" in rules(src)
+
+
+def test_findings_carry_lines():
+    f = [f for f in check_candidate(cand("return torch.relu(x)\n"), PROBLEM) if f.rule == "torch-compute"][0]
+    assert f.line and "torch.relu" in f.message
