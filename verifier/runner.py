@@ -387,7 +387,8 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             verdicts[i] = v
         else:
             todo.append(i)
-    root = Path(tempfile.mkdtemp(prefix="tritonrl-verify-"))
+    # TRITONRL_TMPDIR: where inputs and outputs are exchanged (e.g. /dev/shm for KernelBench sizes)
+    root = Path(tempfile.mkdtemp(prefix="tritonrl-verify-", dir=os.environ.get("TRITONRL_TMPDIR")))
     try:
         if todo:
             ref = prepare_reference(problem_src, cfg, root)

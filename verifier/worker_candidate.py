@@ -92,7 +92,8 @@ def _plain(out):
         return [_plain(o) for o in out]
     if type(out) is not torch.Tensor:
         raise TypeError(f"forward returned {type(out).__module__}.{type(out).__qualname__}, not a plain tensor")
-    return torch.Tensor.detach(out).cpu().clone()
+    t = torch.Tensor.detach(out)
+    return t.cpu() if t.is_cuda else t.clone()
 
 
 def main(job_path: str) -> int:
