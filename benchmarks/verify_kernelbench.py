@@ -31,6 +31,31 @@ def fmt(x, spec=".3f"):
     return "—" if x is None else format(x, spec)
 
 
+def write_report(rows: list, out: str | None, quiet: bool = False) -> int:
+    """Print the table and (re)write it under `out`; called after every problem so partial runs count."""
+    lines = ["| problem | candidate | expected | verdict | trials | time ms | eager ms | compile ms | "
+             "speedup vs eager | vs compile | flags |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        v = r["verdict"]
+        flags = ", ".join(f["rule"] for f in v["flags"]) or ""
+        lines.append(f"| {r['problem']} | {r['candidate']} | {r['expected']} | {r['got']} | "
+                     f"{v['trials']['passed']}/{v['trials']['run']} | {fmt(v['time_ms'])} | {fmt(v['ref_eager_ms'])} | "
+                     f"{fmt(v['ref_compile_ms'])} | {fmt(v['speedup'], '.2f')} | {fmt(v['speedup_compile'], '.2f')} | "
+                     f"{flags} |")
+    ok = sum(r["as_expected"] for r in rows)
+    lines.append("")
+    lines.append(f"{ok}/{len(rows)} verdicts as expected; machine: {platform.node()} {_device_name()}")
+    table = "\n".join(lines)
+    if not quiet:
+        print(table)
+    if out:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "kernelbench_l1_results.md").write_text(table + "\n")
+        (out / "kernelbench_l1_results.json").write_text(json.dumps(rows, indent=1, default=str))
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--level1", default=str(HERE.parent.parent / "shared" / "kernelbench" / "level1"))
@@ -63,25 +88,9 @@ def main() -> int:
                          "batch_s": round(dt, 2)})
             print(f"{honest.stem:45s} {rows[-1]['candidate']:22s} {got:35s} {'OK' if right else 'UNEXPECTED'}",
                   flush=True)
-    lines = ["| problem | candidate | expected | verdict | trials | time ms | eager ms | compile ms | "
-             "speedup vs eager | vs compile | flags |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        v = r["verdict"]
-        flags = ", ".join(f["rule"] for f in v["flags"]) or ""
-        lines.append(f"| {r['problem']} | {r['candidate']} | {r['expected']} | {r['got']} | "
-                     f"{v['trials']['passed']}/{v['trials']['run']} | {fmt(v['time_ms'])} | {fmt(v['ref_eager_ms'])} | "
-                     f"{fmt(v['ref_compile_ms'])} | {fmt(v['speedup'], '.2f')} | {fmt(v['speedup_compile'], '.2f')} | "
-                     f"{flags} |")
-    ok = sum(r["as_expected"] for r in rows)
-    lines.append("")
-    lines.append(f"{ok}/{len(rows)} verdicts as expected; machine: {platform.node()} {_device_name()}")
-    table = "\n".join(lines)
-    print(table)
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "kernelbench_l1_results.md").write_text(table + "\n")
-        (out / "kernelbench_l1_results.json").write_text(json.dumps(rows, indent=1, default=str))
+        if args.out:
+            write_report(rows, args.out, quiet=True)
+    ok = write_report(rows, args.out)
     return 0 if ok == len(rows) else 1
 
 

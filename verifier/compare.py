@@ -1,4 +1,7 @@
-"""Output comparison with dtype-aware tolerances (KernelBench's 1e-2 for fp32/fp16/bf16)."""
+"""Output comparison with dtype-aware tolerances (KernelBench's 1e-2 for fp32/fp16/bf16).
+
+Compares in chunks so KernelBench-sized outputs (billions of elements) need little extra memory.
+"""
 from __future__ import annotations
 
 import torch
@@ -7,6 +10,8 @@ import torch
 # admits TF32 tensor-core matmuls, which Triton's tl.dot uses by default.
 TOLERANCES = {torch.float64: (1e-6, 1e-6), torch.float32: (1e-2, 1e-2), torch.float16: (1e-2, 1e-2),
               torch.bfloat16: (2e-2, 2e-2)}
+CHUNK = 1 << 24
+INF = float("inf")
 
 
 def _flatten(x) -> list:
@@ -15,49 +20,62 @@ def _flatten(x) -> list:
     return [x]
 
 
+def _compare_tensor(r: torch.Tensor, o: torch.Tensor, atol: float, rtol: float) -> tuple[int, str, float, float]:
+    """(elements out of tolerance, what else is wrong, max abs err, max rel err), chunk by chunk."""
+    work = torch.float64 if r.dtype == torch.float64 else torch.float32
+    rf, of = r.reshape(-1), o.reshape(-1)
+    bad = 0
+    max_abs = max_rel = 0.0
+    for s in range(0, rf.numel(), CHUNK):
+        a, b = rf[s:s + CHUNK].to(work), of[s:s + CHUNK].to(work)
+        if not r.is_floating_point() and not r.is_complex():
+            n = int((a != b).sum())
+            bad += n
+            if n:
+                max_abs = max(max_abs, float((a - b).abs().max()))
+            continue
+        na, nb = torch.isnan(a), torch.isnan(b)
+        if not torch.equal(na, nb):
+            return bad, f"NaN in different places ({int(nb.sum())} vs {int(na.sum())} expected in a chunk)", INF, INF
+        same = (a == b) | na  # equal values, incl. equal infinities and matching NaNs
+        diff = torch.where(same, torch.zeros_like(a), (a - b).abs())
+        if bool(torch.isinf(diff).any() | torch.isnan(diff).any()):
+            return bad, "infinities differ", INF, INF
+        tol = atol + rtol * a.abs()
+        bad += int((diff > tol).sum())
+        if diff.numel():
+            max_abs = max(max_abs, float(diff.max()))
+            max_rel = max(max_rel, float((diff / a.abs().clamp_min(1e-12)).max()))
+    return bad, "", max_abs, max_rel
+
+
 def compare(ref, out, atol: float | None = None, rtol: float | None = None) -> tuple[bool, str, float, float]:
     """(ok, message, max_abs_err, max_rel_err) of a candidate output against the reference.
 
     `atol`/`rtol` override the dtype's default tolerances when given."""
-    atol_o, rtol_o = atol, rtol
     refs, outs = _flatten(ref), _flatten(out)
     if len(refs) != len(outs):
-        return False, f"forward returned {len(outs)} outputs, the reference {len(refs)}", float("inf"), float("inf")
+        return False, f"forward returned {len(outs)} outputs, the reference {len(refs)}", INF, INF
     max_abs = max_rel = 0.0
     for i, (r, o) in enumerate(zip(refs, outs)):
         where = f"output {i}: " if len(refs) > 1 else ""
         if not isinstance(r, torch.Tensor):
             if r != o:
-                return False, f"{where}expected {r!r}, got {o!r}", float("inf"), float("inf")
+                return False, f"{where}expected {r!r}, got {o!r}", INF, INF
             continue
         if type(o) is not torch.Tensor:
-            return False, f"{where}expected a tensor, got {type(o).__name__}", float("inf"), float("inf")
+            return False, f"{where}expected a tensor, got {type(o).__name__}", INF, INF
         if o.shape != r.shape:
-            return False, f"{where}shape {list(o.shape)} != expected {list(r.shape)}", float("inf"), float("inf")
+            return False, f"{where}shape {list(o.shape)} != expected {list(r.shape)}", INF, INF
         if o.dtype != r.dtype:
-            return False, f"{where}dtype {o.dtype} != expected {r.dtype}", float("inf"), float("inf")
-        if r.numel() == 0:
-            continue
+            return False, f"{where}dtype {o.dtype} != expected {r.dtype}", INF, INF
         d_atol, d_rtol = TOLERANCES.get(r.dtype, (0.0, 0.0))
-        atol, rtol = (d_atol if atol_o is None else atol_o), (d_rtol if rtol_o is None else rtol_o)
-        rf, of = r.double(), o.double()
-        nan_r, nan_o = torch.isnan(rf), torch.isnan(of)
-        if not torch.equal(nan_r, nan_o):
-            return False, f"{where}NaN in different places ({int(nan_o.sum())} vs {int(nan_r.sum())} expected)", \
-                float("inf"), float("inf")
-        fin = ~nan_r
-        diff = (rf - of).abs()[fin]
-        inf_mismatch = torch.isinf(rf) | torch.isinf(of)
-        if bool((inf_mismatch & fin & (rf != of)).any()):
-            return False, f"{where}infinities differ", float("inf"), float("inf")
-        diff = torch.where(torch.isinf(diff), torch.zeros_like(diff), diff)
-        if diff.numel():
-            a = float(diff.max())
-            rel = float((diff / rf.abs()[fin].clamp_min(1e-12)).max())
-            max_abs, max_rel = max(max_abs, a), max(max_rel, min(rel, 1e30))
-            bad = diff > atol + rtol * rf.abs()[fin]
-            if bool(bad.any()):
-                n = int(bad.sum())
-                return False, (f"{where}{n} of {r.numel()} elements differ beyond atol={atol}, rtol={rtol} "
-                               f"(max abs err {a:.3g})"), max_abs, max_rel
+        a_tol, r_tol = (d_atol if atol is None else atol), (d_rtol if rtol is None else rtol)
+        bad, what, a, rel = _compare_tensor(r, o, a_tol, r_tol)
+        max_abs, max_rel = max(max_abs, a), max(max_rel, min(rel, 1e30))
+        if what:
+            return False, f"{where}{what}", max_abs, max_rel
+        if bad:
+            return False, (f"{where}{bad} of {r.numel()} elements differ beyond atol={a_tol}, rtol={r_tol} "
+                           f"(max abs err {a:.3g})"), max_abs, max_rel
     return True, "", max_abs, max_rel

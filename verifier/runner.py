@@ -186,7 +186,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig, root: Path) -> Refere
         why = "timed out" if res.timed_out else "ran out of memory" if res.memory_exceeded else \
             f"exited with {res.signal_name or res.returncode}"
         raise ProblemError(f"the reference worker {why}: {res.stderr_tail[-2000:]}")
-    outputs = torch.load(d / "ref_outputs.pt", weights_only=True)
+    outputs = torch.load(d / "ref_outputs.pt", weights_only=True, mmap=True)
     shapes = json.loads((d / "shapes.json").read_text())
     if want_timing and (d / "timing.json").exists():
         _TIMING_CACHE[key] = json.loads((d / "timing.json").read_text())
@@ -327,7 +327,7 @@ def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, root: Path, idx:
     result = None
     if (d / "correct.pt").exists():
         try:
-            result = torch.load(d / "correct.pt", weights_only=True)
+            result = torch.load(d / "correct.pt", weights_only=True, mmap=True)
         except Exception as e:
             v.fail("sandbox", "bad-result", f"the candidate's result could not be read safely: {e}"[:500])
     if result is None:

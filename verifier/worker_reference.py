@@ -32,20 +32,29 @@ def _numels(src: str) -> list[int]:
     return [x.numel() for x in xs if isinstance(x, torch.Tensor)]
 
 
+def _largest(values: dict) -> int:
+    return max(max(v) if isinstance(v, tuple) else v for v in values.values())
+
+
+def _replace(values: dict, old: int, new: int) -> dict:
+    """Every occurrence of size `old` becomes `new`: equal sizes usually must stay equal
+    (e.g. a batch that broadcasts against a feature dimension of the same length)."""
+    sub = lambda v: new if v == old else v  # noqa: E731
+    return {k: tuple(sub(e) for e in v) if isinstance(v, tuple) else sub(v) for k, v in values.items()}
+
+
 def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: int) -> dict:
-    """Halve the largest scalable constants until the inputs fit the interpreter's budget."""
+    """Halve the largest scalable sizes (all equal ones together) until the inputs fit the budget."""
     values = {c.name: c.value for c in consts if c.scalable}
     for _ in range(200):
         n = _numels(P.with_constants(src, values))
-        if not n or (max(n) <= per_tensor and sum(n) <= total):
-            return values
-        if not values:
+        if not n or (max(n) <= per_tensor and sum(n) <= total) or not values:
             break
-        name = max(values, key=lambda k: max(values[k]) if isinstance(values[k], tuple) else values[k])
-        new = P.shrink(values[name])
-        if new == values[name]:
+        m = _largest(values)
+        new = P.shrink(m)
+        if new == m:
             break
-        values[name] = new
+        values = _replace(values, m, new)
     n = _numels(P.with_constants(src, values))
     if n and max(n) > 64 * per_tensor:
         raise P.ProblemError(f"inputs too large for CPU verification ({max(n)} elements) and the problem's "

@@ -1,0 +1,35 @@
+import torch
+
+from verifier.compare import compare
+
+
+def test_tolerances_and_messages():
+    r = torch.linspace(-3, 3, 1000)
+    assert compare(r, r.clone())[0]
+    assert compare(r, r + 5e-3)[0]                       # inside fp32's 1e-2
+    ok, msg, a, _ = compare(r, r + 0.5)
+    assert not ok and "1000 of 1000" in msg and abs(a - 0.5) < 1e-6
+    assert not compare(r, r[:-1])[0] and "shape" in compare(r, r[:-1])[1]
+    assert "dtype" in compare(r, r.double())[1]
+    assert not compare(r, r + 5e-3, atol=1e-4, rtol=1e-4)[0]
+
+
+def test_nan_inf_and_structure():
+    r = torch.tensor([1.0, float("nan"), float("inf")])
+    assert compare(r, r.clone())[0]
+    assert not compare(r, torch.tensor([1.0, 2.0, float("inf")]))[0]
+    assert not compare(r, torch.tensor([1.0, float("nan"), -float("inf")]))[0]
+    assert compare((r, r), [r.clone(), r.clone()])[0]
+    assert not compare((r, r), [r.clone()])[0]
+    assert not compare(torch.tensor([1, 2]), torch.tensor([1, 3]))[0]
+
+
+def test_chunked_matches_whole(monkeypatch):
+    import verifier.compare as C
+
+    monkeypatch.setattr(C, "CHUNK", 7)
+    r = torch.randn(100)
+    o = r.clone()
+    o[93] += 1
+    ok, msg, a, _ = compare(r, o)
+    assert not ok and "1 of 100" in msg and abs(a - 1) < 1e-5

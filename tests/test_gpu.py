@@ -1,0 +1,51 @@
+"""GPU-only checks (marked `gpu`: skipped in CI, run on the device). The performance layer."""
+import textwrap
+
+import pytest
+
+from conftest import CORPUS, ROOT
+from verifier import verify, verify_batch
+
+pytestmark = pytest.mark.gpu
+
+PROBLEM = textwrap.dedent("""
+    import torch
+    import torch.nn as nn
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+        def forward(self, x):
+            return torch.relu(x)
+    n = 1 << 24
+    def get_inputs():
+        return [torch.randn(n)]
+    def get_init_inputs():
+        return []
+""")
+HONEST = (ROOT / "examples" / "relu_candidate.py").read_text()
+
+
+def test_honest_candidate_is_timed_on_gpu():
+    v = verify(PROBLEM, HONEST, device="cuda")
+    assert v.ok, v.summary()
+    assert v.device == "cuda" and v.time_ms > 0 and v.ref_eager_ms > 0 and v.speedup > 0
+    assert v.shapes[0]["inputs"] == [[1 << 24]]  # real sizes on GPU
+
+
+def test_cuda_error_is_a_verdict_and_the_next_run_is_clean():
+    bad = HONEST.replace("tl.store(y_ptr + offs,", "tl.store(y_ptr + offs * 1000000000,").replace(
+        "mask=m)\n\nclass", "mask=offs >= 0)\n\nclass")
+    v1, v2 = verify_batch(PROBLEM, [bad, HONEST], device="cuda")
+    assert not v1.ok and v1.stage in ("sandbox", "correctness"), v1.summary()
+    assert v2.ok, v2.summary()
+
+
+def test_corpus_honest_and_cheats_on_gpu():
+    problem = (CORPUS / "problems" / "matmul.py").read_text()
+    honest = sorted((CORPUS / "honest").glob("matmul__*.py"))
+    cheats = sorted((CORPUS / "cheats").glob("matmul__*.py"))
+    vs = verify_batch(problem, [p.read_text() for p in honest + cheats], device="cuda")
+    for p, v in zip(honest, vs):
+        assert v.ok, (p.name, v.summary())
+    for p, v in zip(cheats, vs[len(honest):]):
+        assert not v.ok, (p.name, v.summary())
