@@ -55,17 +55,52 @@ def shapes_of(xs) -> list:
 
 
 class Control:
-    """The ready/go handshake with the supervisor over two inherited pipe fds."""
+    """The handshake with the supervisor over two inherited pipe fds (spec in TRITONRL_CONTROL).
 
-    def __init__(self, spec: str | None):
+    worker -> supervisor: W (warm: imports done, waiting for a job), R (correctness done, ready to time)
+    supervisor -> worker: J (job.json is in place), G (the GPU is yours: time now), S (stop)
+    """
+
+    def __init__(self, spec: str | None = None):
+        spec = spec if spec is not None else os.environ.get("TRITONRL_CONTROL")
         self.ready_fd, self.go_fd = (int(v) for v in spec.split(",")) if spec else (None, None)
 
-    def wait_for_gpu(self) -> bool:
+    def _ask(self, msg: bytes, yes: bytes) -> bool:
         if self.ready_fd is None:
             return True
-        os.write(self.ready_fd, b"R")
-        got = os.read(self.go_fd, 1)
-        return got == b"G"
+        os.write(self.ready_fd, msg)
+        return os.read(self.go_fd, 1) == yes
+
+    def wait_for_job(self) -> bool:
+        return self._ask(b"W", b"J")
+
+    def wait_for_gpu(self) -> bool:
+        return self._ask(b"R", b"G")
+
+
+def warm_up(device: str) -> None:
+    """Trusted start-up work done before any job: imports, CUDA context, Triton's driver stubs.
+
+    This is what a pooled worker has already done when a candidate arrives."""
+    import torch
+    import triton  # noqa: F401
+    import triton.language  # noqa: F401
+
+    if device == "cuda":
+        torch.empty(1, device="cuda")
+        from triton.runtime import driver
+
+        driver.active.get_current_device()
+        getattr(driver.active, "utils", None)  # compiles the driver's C helpers into this sandbox's cache
+
+
+def serve(main, argv: list[str]) -> int:
+    """Entry of a worker: warm up, tell the supervisor, wait for the job, run it."""
+    device = os.environ.get("TRITONRL_DEVICE", "cpu")
+    warm_up(device)
+    if not Control().wait_for_job():
+        return 0
+    return main(argv[1] if len(argv) > 1 else "job.json")
 
 
 def perturb_parameters(model, seed: int) -> None:

@@ -12,12 +12,8 @@ import fcntl
 import hashlib
 import json
 import os
+import queue
 import secrets
-import select
-import shutil
-import sys
-import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -25,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import sandbox
+from .pool import POOL, Worker, spawn
 from .compare import compare
 from .problem import ProblemError, parse_problem
 from .static_check import check_candidate
@@ -50,6 +47,7 @@ class VerifyConfig:
     rtol: float | None = None
     static_checks: bool = True      # tests of the sandbox itself turn this off; never in production
     max_parallel: int | None = None
+    pool: bool = False              # keep warm sandboxed workers between calls (servers, trainers, benchmarks)
 
     def resolved(self) -> "VerifyConfig":
         c = dataclasses.replace(self)
@@ -97,100 +95,61 @@ _TIMING_CACHE: dict[str, dict] = {}
 class Reference:
     """The reference worker's products, kept outside every candidate's reach."""
 
+    worker: Worker
     dir: Path
     outputs: list
     shapes: list
     timing: dict
 
 
-def _worker_argv(module: str) -> list[str]:
-    return [sys.executable, "-m", f"verifier.{module}", "job.json"]
-
-
 def _limits(cfg: VerifyConfig) -> sandbox.Limits:
     return sandbox.Limits(timeout_s=cfg.timeout_s, memory_bytes=cfg.memory_bytes)
 
 
-class _Handshake:
-    """Pipes for the worker's 'ready to time' (R) and the supervisor's 'go' (G) or 'stop' (S)."""
-
-    def __init__(self):
-        self.r_ready, self.w_ready = os.pipe()
-        self.r_go, self.w_go = os.pipe()
-
-    @property
-    def child_fds(self) -> tuple[int, int]:
-        return self.w_ready, self.r_go
-
-    @property
-    def spec(self) -> str:
-        return f"{self.w_ready},{self.r_go}"
-
-    def after_start(self) -> None:
-        os.close(self.w_ready)
-        os.close(self.r_go)
-
-    def wait_ready(self, box: sandbox.Sandbox, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            r, _, _ = select.select([self.r_ready], [], [], 0.2)
-            if r:
-                return os.read(self.r_ready, 1) == b"R"
-            if box.proc.poll() is not None:
-                return False
-        return False
-
-    def send(self, msg: bytes) -> None:
-        try:
-            os.write(self.w_go, msg)
-        except OSError:
-            pass
-
-    def close(self) -> None:
-        for fd in (self.r_ready, self.w_go):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+def _worker(kind: str, cfg: VerifyConfig) -> Worker:
+    """A fresh sandboxed worker: from the warm pool when enabled, else started now."""
+    base = os.environ.get("TRITONRL_TMPDIR")
+    if cfg.pool:
+        return POOL.get(kind, cfg.device, _limits(cfg), cfg.max_parallel if kind == "candidate" else 1, base)
+    return spawn(kind, cfg.device, _limits(cfg), base)
 
 
-def prepare_reference(problem_src: str, cfg: VerifyConfig, root: Path) -> Reference:
+def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     """Run the problem in its own sandbox: plan shapes, make inputs, compute reference outputs."""
     import torch
 
     parse_problem(problem_src)
-    d = root / "reference"
-    d.mkdir()
-    (d / "problem.py").write_text(problem_src)
     key = hashlib.sha256(f"{problem_src}|{cfg.device}".encode()).hexdigest()
     want_timing = cfg.device == "cuda" and cfg.measure and key not in _TIMING_CACHE
-    hs = _Handshake()
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "per_tensor": cfg.per_tensor, "total": cfg.total,
-           "time": want_timing, "control": hs.spec}
-    (d / "job.json").write_text(json.dumps(job))
-    box = sandbox.Sandbox(_worker_argv("worker_reference"), d, device=cfg.device, limits=_limits(cfg),
-                          pass_fds=hs.child_fds).start()
-    hs.after_start()
-    if want_timing and hs.wait_ready(box, cfg.timeout_s):
+           "time": want_timing}
+    w = _worker("reference", cfg)
+    w.dispatch(json.dumps(job), files={"problem.py": problem_src})
+    msg = w.wait_message(cfg.timeout_s)
+    if msg == b"R":
         with _gpu_lock():
-            hs.send(b"G")
-            res = box.wait(cfg.timeout_s)
+            w.send(b"G")
+            res = w.finish(cfg.timeout_s)
     else:
-        res = box.wait(cfg.timeout_s)
-    hs.close()
+        res = w.finish(0 if msg is None and w.alive() else cfg.timeout_s)
+    d = w.work
+    ref = Reference(w, d, [], [], {})
     if (d / "error.json").exists():
         err = json.loads((d / "error.json").read_text())
+        w.close()
         raise ProblemError(f"the problem does not run: {err['type']}: {err['message']}")
     if not (d / "done.json").exists():
         why = "timed out" if res.timed_out else "ran out of memory" if res.memory_exceeded else \
             f"exited with {res.signal_name or res.returncode}"
+        w.close()
         raise ProblemError(f"the reference worker {why}: {res.stderr_tail[-2000:]}")
-    outputs = torch.load(d / "ref_outputs.pt", weights_only=True, mmap=True)
-    shapes = json.loads((d / "shapes.json").read_text())
+    ref.outputs = torch.load(d / "ref_outputs.pt", weights_only=True, mmap=True)
+    ref.shapes = json.loads((d / "shapes.json").read_text())
     if want_timing and (d / "timing.json").exists():
         _TIMING_CACHE[key] = json.loads((d / "timing.json").read_text())
-    return Reference(d, outputs, shapes, _TIMING_CACHE.get(key, {}))
+    ref.timing = _TIMING_CACHE.get(key, {})
+    return ref
 
 
 def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
@@ -305,25 +264,28 @@ def _performance(v: Verdict, timing: dict, ref: Reference, cfg: VerifyConfig) ->
                                    f"{v.time_ms:.3f} ms is below the memory-bandwidth floor {floor_ms:.3f} ms"))
 
 
-def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, root: Path, idx: int) -> Verdict:
+def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.SimpleQueue[Worker]") -> Verdict:
+    try:
+        w = started.get_nowait()
+    except queue.Empty:
+        w = _worker("candidate", cfg)
+    try:
+        return _candidate_verdict(w, src, ref, cfg)
+    finally:
+        w.close()
+
+
+def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig) -> Verdict:
     import torch
 
-    v = Verdict(device=cfg.device)
-    d = root / f"candidate{idx}"
-    d.mkdir()
-    (d / "candidate.py").write_text(src)
-    hs = _Handshake()
+    v = Verdict(device=cfg.device, isolation=w.isolation)
     timed = cfg.device == "cuda" and cfg.measure and bool(ref.timing)
-    (d / "job.json").write_text(json.dumps({"device": cfg.device, "time": timed, "control": hs.spec}))
-    box = sandbox.Sandbox(_worker_argv("worker_candidate"), d, device=cfg.device, limits=_limits(cfg),
-                          ro_files={"for_candidate.pt": ref.dir / "for_candidate.pt"},
-                          pass_fds=hs.child_fds).start()
-    hs.after_start()
-    v.isolation = box.isolation
-    ready = hs.wait_ready(box, cfg.timeout_s) if timed else False
-    res = None
-    if not ready:
-        res = box.wait(cfg.timeout_s)
+    w.dispatch(json.dumps({"device": cfg.device, "time": timed}), files={"candidate.py": src},
+               inbox={"for_candidate.pt": ref.dir / "for_candidate.pt"})
+    d = w.work
+    msg = w.wait_message(cfg.timeout_s) if timed else None
+    ready = msg == b"R"
+    res = None if ready else w.finish(cfg.timeout_s)
     result = None
     if (d / "correct.pt").exists():
         try:
@@ -332,26 +294,22 @@ def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, root: Path, idx:
             v.fail("sandbox", "bad-result", f"the candidate's result could not be read safely: {e}"[:500])
     if result is None:
         if ready:
-            hs.send(b"S")
-            res = box.wait(1)
+            w.send(b"S")
+            res = w.finish(1)
         if not v.reasons:
             _sandbox_failure(v, res)
             v.log_tail = res.stderr_tail[-3000:]
-        hs.close()
         return v
     _judge(v, result, ref, cfg)
     if v.reasons or not timed:
         if ready:
-            hs.send(b"S")
-        res = res or box.wait(5)
-        hs.close()
+            w.send(b"S")
         if not v.reasons:
             v.ok, v.stage = True, "done"
         return v
     with _gpu_lock():
-        hs.send(b"G")
-        res = box.wait(cfg.timeout_s)
-    hs.close()
+        w.send(b"G")
+        res = w.finish(cfg.timeout_s)
     tfile = d / "timing.json"
     if not tfile.exists():
         _sandbox_failure(v, res)
@@ -387,20 +345,27 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             verdicts[i] = v
         else:
             todo.append(i)
-    # TRITONRL_TMPDIR: where inputs and outputs are exchanged (e.g. /dev/shm for KernelBench sizes)
-    root = Path(tempfile.mkdtemp(prefix="tritonrl-verify-", dir=os.environ.get("TRITONRL_TMPDIR")))
-    try:
-        if todo:
-            ref = prepare_reference(problem_src, cfg, root)
+    if todo:
+        # candidate sandboxes start warming up while the reference runs
+        started: queue.SimpleQueue[Worker] = queue.SimpleQueue()
+        for _ in range(min(cfg.max_parallel, len(todo))):
+            started.put(_worker("candidate", cfg))
+        ref = None
+        try:
+            ref = prepare_reference(problem_src, cfg)
             with ThreadPoolExecutor(max_workers=min(cfg.max_parallel, len(todo))) as pool:
-                futs = {i: pool.submit(_run_candidate, candidates[i], ref, cfg, root, i) for i in todo}
+                futs = {i: pool.submit(_run_candidate, candidates[i], ref, cfg, started) for i in todo}
                 for i, f in futs.items():
                     verdicts[i] = f.result()
                     verdicts[i].shapes = ref.shapes
-        else:
-            parse_problem(problem_src)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+        finally:
+            while not started.empty():
+                started.get().close()
+            if ref is not None:
+                ref.outputs = []
+                ref.worker.close()
+    else:
+        parse_problem(problem_src)
     elapsed = time.monotonic() - t0
     mech = sandbox.isolation_mechanism()
     for v in verdicts:

@@ -101,7 +101,7 @@ def _python_roots() -> list[str]:
     return sorted(r for r in roots if os.path.isdir(r))
 
 
-def _bwrap_argv(bwrap: str, workdir: Path, ro_files: dict[str, Path], device: str, limits: Limits,
+def _bwrap_argv(bwrap: str, workdir: Path, ro_binds: dict[str, Path], device: str, limits: Limits,
                 env: dict[str, str]) -> list[str]:
     a = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
     for d in ("/usr", "/etc", "/opt/nvidia", "/usr/local/nvidia"):
@@ -125,8 +125,8 @@ def _bwrap_argv(bwrap: str, workdir: Path, ro_files: dict[str, Path], device: st
     pkg = Path(__file__).resolve().parent
     a += ["--ro-bind", str(pkg), f"{SANDBOX_LIB}/{pkg.name}"]
     a += ["--bind", str(workdir), SANDBOX_WORK]
-    for dest, src in ro_files.items():
-        a += ["--ro-bind", str(src), f"{SANDBOX_WORK}/{dest}"]
+    for dest, src in ro_binds.items():
+        a += ["--ro-bind", str(src), dest]
     # the root is bwrap's own tmpfs (mount points only); make it read-only too
     a += ["--remount-ro", "/", "--chdir", SANDBOX_WORK, "--clearenv"]
     for k, v in env.items():
@@ -206,26 +206,24 @@ class Sandbox:
     """One sandboxed process tree. Use `start()`, then `wait()`; `kill()` is always safe."""
 
     def __init__(self, argv: list[str], workdir: Path, *, device: str = "cpu", limits: Limits | None = None,
-                 ro_files: dict[str, Path] | None = None, env: dict[str, str] | None = None,
+                 ro_binds: dict[str, Path] | None = None, env: dict[str, str] | None = None,
                  pass_fds: tuple[int, ...] = ()):
+        """`ro_binds` maps absolute paths inside the sandbox to host paths mounted read-only there
+        (without bwrap, the caller uses the host paths themselves; see `inside`)."""
         self.limits = limits or Limits()
         self.device = device
         mech, info = isolation_mechanism()
         self.isolation = mech if mech == "bwrap" else f"none ({info})"
-        inside = mech == "bwrap"
+        self.inside = inside = mech == "bwrap"
         full_env = base_env(device, inside)
         full_env["PYTHONPATH"] = SANDBOX_LIB if inside else str(Path(__file__).resolve().parent.parent)
         full_env.update(env or {})
         if inside:
-            self.argv = _bwrap_argv(info, workdir, ro_files or {}, device, self.limits, full_env) + ["--"] + argv
+            self.argv = _bwrap_argv(info, workdir, ro_binds or {}, device, self.limits, full_env) + ["--"] + argv
             self.popen_env = None
             self.cwd = None
         else:
             warnings.warn(f"tritonrl verifier: running candidates WITHOUT isolation: {info}", RuntimeWarning)
-            for dest, src in (ro_files or {}).items():
-                dst = workdir / dest
-                if not dst.exists():
-                    os.symlink(src, dst)
             self.argv = argv
             self.popen_env = full_env
             self.cwd = str(workdir)

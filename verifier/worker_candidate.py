@@ -10,12 +10,13 @@ Usage (inside the sandbox): python -m verifier.worker_candidate JOB.json
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ._worker_util import Control, error_info, load_module, perturb_parameters, seed_all, to_device, write_json
+from ._worker_util import Control, serve, error_info, load_module, perturb_parameters, seed_all, to_device, write_json
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 
@@ -99,8 +100,9 @@ def _plain(out):
 def main(job_path: str) -> int:
     job = json.load(open(job_path))
     device = job["device"]
-    control = Control(job.get("control"))
-    configs = torch.load("for_candidate.pt", weights_only=True, mmap=True)
+    control = Control()
+    configs = torch.load(os.path.join(os.environ["TRITONRL_INBOX"], "for_candidate.pt"), weights_only=True,
+                         mmap=True)
     result = {"trials": [], "error": None}
     _install_launch_recorder()
     oplog = _OpLog()
@@ -160,4 +162,4 @@ def main(job_path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(serve(main, sys.argv))

@@ -11,7 +11,7 @@ import sys
 import types
 
 from . import problem as P
-from ._worker_util import Control, error_info, perturb_parameters, seed_all, shapes_of, to_device, write_json
+from ._worker_util import Control, serve, error_info, perturb_parameters, seed_all, shapes_of, to_device, write_json
 
 
 def _exec(src: str, name: str) -> types.ModuleType:
@@ -143,7 +143,7 @@ def main(job_path: str) -> int:
         except Exception as e:
             timing["compile_error"] = error_info("compile", e)["message"]
             compiled = None
-        if Control(job.get("control")).wait_for_gpu():
+        if Control().wait_for_gpu():
             from .timing import event_ms
 
             with torch.no_grad():
@@ -162,4 +162,4 @@ def main(job_path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(serve(main, sys.argv))
