@@ -112,11 +112,12 @@ def _bwrap_argv(bwrap: str, workdir: Path, ro_binds: dict[str, Path], device: st
             a += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             a += ["--ro-bind", d, d]
+    # private /tmp first: a Python installation that lives under /tmp (a venv, say) is bound over it
+    a += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp",
+          "--size", str(limits.tmpfs_bytes), "--tmpfs", "/dev/shm"]
     for r in _python_roots():
         if not r.startswith("/usr/"):
             a += ["--ro-bind", r, r]
-    a += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp",
-          "--size", str(limits.tmpfs_bytes), "--tmpfs", "/dev/shm"]
     if device == "cuda":
         for d in sorted(Path("/dev").glob("nvidia*")):
             a += ["--dev-bind", str(d), str(d)]

@@ -1,0 +1,56 @@
+"""Warm worker pool: faster start, same isolation (each sandbox runs one job and dies)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from conftest import CORPUS, ROOT
+from verifier import VerifyConfig, verify, verify_batch
+from verifier.pool import POOL
+
+PROBLEM = (CORPUS / "problems" / "relu.py").read_text()
+HONEST = (ROOT / "examples" / "relu_candidate.py").read_text()
+
+# Plants files everywhere it can, and fails if it finds files planted by an earlier candidate.
+PLANTER = HONEST.replace("    def forward(self, x):\n", textwrap.indent(textwrap.dedent("""
+    def forward(self, x):
+        import os
+        for p in ("/sandbox/work/planted", "/tmp/planted", "/dev/shm/planted", "/sandbox/inbox/planted"):
+            if os.path.exists(p):
+                raise RuntimeError("found a file planted by another verification: " + p)
+            try:
+                open(p, "w").write("x")
+            except OSError:
+                pass
+"""), "    ")[1:], 1)
+
+
+def test_pooled_verifications_do_not_see_each_other():
+    cfg = VerifyConfig(device="cpu", pool=True, static_checks=False, trials=1, perturb=0)
+    first = verify(PROBLEM, PLANTER, cfg)
+    assert first.ok, first.summary()          # it planted, and found nothing
+    again = verify_batch(PROBLEM, [PLANTER, PLANTER], cfg)
+    assert all(v.ok for v in again), [v.summary() for v in again]
+
+
+def test_pool_workers_are_single_use():
+    cfg = VerifyConfig(device="cpu", pool=True).resolved()
+    assert verify(PROBLEM, HONEST, cfg).ok
+    idle = [w for ws in POOL._idle.values() for w in ws]
+    assert idle and all(w.alive() and not w.closed for w in idle)  # fresh replacements, not used ones
+    # every idle worker is waiting for its first job: none has a job.json yet
+    assert all(not (w.work / "job.json").exists() for w in idle)
+    POOL.shutdown()
+    assert all(w.closed and not w.alive() for w in idle)  # shutdown kills idle workers
+
+
+def test_venv_under_tmp_runs_in_the_sandbox(tmp_path):
+    """A Python installation under /tmp must stay visible over the sandbox's private /tmp."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
+    code = ("import sys, tempfile, pathlib; from verifier import sandbox; d = pathlib.Path(tempfile.mkdtemp()); "
+            "r = sandbox.run([sys.executable, '-c', 'print(6 * 7)'], d); print(r.stdout_tail.strip(), r.stderr_tail)")
+    p = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True,
+                       env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert p.stdout.startswith("42"), p.stdout + p.stderr
