@@ -7,6 +7,8 @@ meaningful, small enough that moving tensors between processes is not what is me
 batch candidates are one honest kernel with 8 different block configurations, so each compiles
 its own Triton kernel. "cold" is the first verification of the process (it also times the eager
 and torch.compile baselines, which are then cached per problem); "warm" are the later ones.
+Two modes: fresh sandboxes started per verification (the CLI), and the warm pool (the language
+server and the trainer), whose one-use sandboxes have already imported torch and Triton.
 """
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from verifier import VerifyConfig, verify, verify_batch  # noqa: E402
+from verifier.pool import POOL  # noqa: E402
+from verifier.runner import _limits  # noqa: E402
 
 PROBLEM = '''import torch
 import torch.nn as nn
@@ -75,36 +79,45 @@ def variants(n: int) -> list[str]:
     return [CANDIDATE % cfgs[i % len(cfgs)] for i in range(n)]
 
 
+def measure(cfg: VerifyConfig, reps: int, rows: list, tag: str) -> tuple[float, float, float]:
+    """(cold single, median warm single, median warm batch of 8) in seconds."""
+
+    def timed(label, fn):
+        if cfg.pool:  # let the pool refill between measurements, as it does between user requests
+            POOL.prewarm("reference", cfg.device, _limits(cfg), 1)
+            POOL.prewarm("candidate", cfg.device, _limits(cfg), cfg.max_parallel)
+        t0 = time.monotonic()
+        res = fn()
+        dt = time.monotonic() - t0
+        vs = res if isinstance(res, list) else [res]
+        assert all(v.ok for v in vs), [v.summary() for v in vs if not v.ok]
+        rows.append((f"{tag}: {label}", dt, vs[0]))
+        print(f"{tag}: {label:24s} {dt:7.2f} s", flush=True)
+        return dt
+
+    cold = timed("single, cold", lambda: verify(PROBLEM, variants(1)[0], cfg))
+    singles = [timed(f"single, warm #{i + 1}", lambda: verify(PROBLEM, variants(1)[0], cfg)) for i in range(reps)]
+    batches = [timed(f"batch of 8, warm #{i + 1}", lambda: verify_batch(PROBLEM, variants(8), cfg))
+               for i in range(max(1, reps - 1))]
+    return cold, statistics.median(singles), statistics.median(batches)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="auto")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    cfg = VerifyConfig(device=args.device)
-    rows = []
-
-    def timed(label, fn):
-        t0 = time.monotonic()
-        res = fn()
-        dt = time.monotonic() - t0
-        vs = res if isinstance(res, list) else [res]
-        assert all(v.ok for v in vs), [v.summary() for v in vs if not v.ok]
-        rows.append((label, dt, vs[0]))
-        print(f"{label:28s} {dt:7.2f} s   ok={all(v.ok for v in vs)}", flush=True)
-        return dt
-
-    cold = timed("single, cold", lambda: verify(PROBLEM, variants(1)[0], cfg))
-    singles = [timed(f"single, warm #{i + 1}", lambda: verify(PROBLEM, variants(1)[0], cfg)) for i in range(args.reps)]
-    batches = [timed(f"batch of 8, warm #{i + 1}", lambda: verify_batch(PROBLEM, variants(8), cfg))
-               for i in range(max(1, args.reps - 1))]
-    one, eight = statistics.median(singles), statistics.median(batches)
+    rows: list = []
+    lines = ["| mode | single, cold (s) | single, warm (s) | batch of 8 (s) | batch / single |", "|---|---|---|---|---|"]
+    for pool in (False, True):
+        cfg = VerifyConfig(device=args.device, pool=pool).resolved()
+        tag = "warm pool" if pool else "fresh sandboxes"
+        cold, one, eight = measure(cfg, args.reps, rows, tag)
+        lines.append(f"| {tag} | {cold:.2f} | {one:.2f} | {eight:.2f} | {eight / one:.2f}x |")
     v = rows[-1][2]
-    lines = ["| measurement | seconds |", "|---|---|", f"| single candidate, cold (incl. baselines) | {cold:.2f} |",
-             f"| single candidate, warm, median of {len(singles)} | {one:.2f} |",
-             f"| batch of 8, warm, median of {len(batches)} | {eight:.2f} |",
-             f"| batch of 8 / single | {eight / one:.2f}x |", "",
-             f"device {v.device}, isolation {v.isolation}; candidate speedup {v.speedup}"]
+    lines += ["", f"device {v.device}, isolation {v.isolation}, shapes {v.shapes[0]['inputs']}, "
+              f"medians of {args.reps} singles and {max(1, args.reps - 1)} batches; candidate speedup {v.speedup}"]
     print("\n".join(lines))
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n")
