@@ -62,7 +62,16 @@ def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: i
     return values
 
 
-def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, perturb: bool):
+def _signed(xs: list) -> list:
+    """Floating inputs mapped from [0, 1) to [-1, 1): KernelBench mostly draws torch.rand, on which
+    ReLU, abs or clamp are the identity; a candidate must not get away with returning its input."""
+    import torch
+
+    return [x * 2 - 1 if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in xs]
+
+
+def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, perturb: bool,
+                signed: bool = False):
     import torch
 
     mod = _exec(src, name)
@@ -76,6 +85,8 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
     for t in range(n_trials):
         seed_all(seed + 1 + t)
         inputs = to_device(list(mod.get_inputs()), device)
+        if signed:
+            inputs = _signed(inputs)
         with torch.no_grad():
             out = model(*inputs)
         trials.append((inputs, out))
@@ -116,7 +127,7 @@ def main(job_path: str) -> int:
         cseed = seed + 1000 * i
         try:
             _, init, model, trials = _run_config(P.with_constants(src, vals), device, cseed, n, f"ref_{label}",
-                                                 perturb=label != "base")
+                                                 perturb=label != "base", signed=label == "odd2")
         except Exception as e:
             if label == "base":
                 write_json("error.json", error_info("problem", e))
