@@ -54,3 +54,39 @@ def test_venv_under_tmp_runs_in_the_sandbox(tmp_path):
     p = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True,
                        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
     assert p.stdout.startswith("42"), p.stdout + p.stderr
+
+
+def test_gpu_lock_is_reader_writer(tmp_path, monkeypatch):
+    """Correctness phases share the GPU; a timing phase excludes them (checked with real flock)."""
+    import threading
+    import time
+
+    from verifier.runner import _gpu_lock
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    events = []
+    with _gpu_lock(shared=True):
+        t = threading.Thread(target=lambda: events.append(_try(shared=True)))
+        t.start()
+        t.join()
+        assert events == ["got"]  # two readers at once
+        writer = threading.Thread(target=lambda: (_gpu_lock_hold(), events.append("writer")))
+        writer.start()
+        time.sleep(0.3)
+        assert "writer" not in events  # the writer waits for the reader
+    writer.join(5)
+    assert events[-1] == "writer"
+
+
+def _try(shared):
+    from verifier.runner import _gpu_lock
+
+    with _gpu_lock(shared=shared):
+        return "got"
+
+
+def _gpu_lock_hold():
+    from verifier.runner import _gpu_lock
+
+    with _gpu_lock():
+        pass

@@ -75,13 +75,20 @@ def _cuda_available() -> bool:
 
 
 @contextmanager
-def _gpu_lock():
-    """One timing phase at a time on this GPU, across every verifier process of this user."""
+def _gpu_lock(shared: bool = False, device: str = "cuda"):
+    """Reader-writer lock on this GPU, across every verifier process of this user.
+
+    Correctness phases (compiles, short runs) hold it shared and overlap; a timing phase holds it
+    exclusively, so nothing else runs on the GPU while a kernel or a baseline is timed. On CPU
+    there is nothing to protect."""
+    if device != "cuda":
+        yield
+        return
     dev = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0] or "0"
     d = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tritonrl"
     d.mkdir(parents=True, exist_ok=True)
     with open(d / f"gpu{dev}.lock", "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
             yield
         finally:
@@ -125,8 +132,9 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
            "trials": cfg.trials, "perturb": cfg.perturb, "per_tensor": cfg.per_tensor, "total": cfg.total,
            "time": want_timing}
     w = _worker("reference", cfg)
-    w.dispatch(json.dumps(job), files={"problem.py": problem_src})
-    msg = w.wait_message(cfg.timeout_s)
+    with _gpu_lock(shared=True, device=cfg.device):
+        w.dispatch(json.dumps(job), files={"problem.py": problem_src})
+        msg = w.wait_message(cfg.timeout_s)
     if msg == b"R":
         with _gpu_lock():
             w.send(b"G")
@@ -280,12 +288,13 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig) -
 
     v = Verdict(device=cfg.device, isolation=w.isolation)
     timed = cfg.device == "cuda" and cfg.measure and bool(ref.timing)
-    w.dispatch(json.dumps({"device": cfg.device, "time": timed}), files={"candidate.py": src},
-               inbox={"for_candidate.pt": ref.dir / "for_candidate.pt"})
     d = w.work
-    msg = w.wait_message(cfg.timeout_s) if timed else None
-    ready = msg == b"R"
-    res = None if ready else w.finish(cfg.timeout_s)
+    with _gpu_lock(shared=True, device=cfg.device):  # the job starts only when no timing phase runs
+        w.dispatch(json.dumps({"device": cfg.device, "time": timed}), files={"candidate.py": src},
+                   inbox={"for_candidate.pt": ref.dir / "for_candidate.pt"})
+        msg = w.wait_message(cfg.timeout_s) if timed else None
+        ready = msg == b"R"
+        res = None if ready else w.finish(cfg.timeout_s)
     result = None
     if (d / "correct.pt").exists():
         try:
