@@ -392,6 +392,10 @@ def _positional_arity(fn: ast.FunctionDef | None) -> tuple[int, int, bool]:
 
 
 def _class_method(tree: ast.Module, cls: str, meth: str) -> tuple[ast.ClassDef | None, ast.FunctionDef | None]:
+    for node in tree.body:  # follow `Model = UserClass` (problems built from a user's file)
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == cls and isinstance(node.value, ast.Name)):
+            cls = node.value.id
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == cls:
             for item in node.body:

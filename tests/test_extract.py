@@ -1,0 +1,99 @@
+"""From a user's file and a class to a self-contained problem (training.extract)."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT
+from training.extract import ExtractError, NeedsInputs, extract_problem, modules_in
+from verifier import verify
+from verifier.problem import parse_problem
+
+FILE = (ROOT / "tests" / "files" / "transformer.py").read_text()
+
+
+def loads_in_fresh_interpreter(src: str) -> str:
+    code = src + "\nm = Model(*get_init_inputs())\nout = m(*get_inputs())\nprint(tuple(out.shape))\n"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.strip()
+
+
+def test_modules_listed_despite_a_syntax_error_elsewhere():
+    names = [n for n, _, _ in modules_in(FILE)]
+    assert names == ["RMSNorm", "MLP", "Attention", "Block"]
+
+
+def test_class_specific_inputs_and_only_what_it_needs():
+    src = extract_problem(FILE, "RMSNorm")
+    parse_problem(src)
+    assert "class MLP" not in src and "unrelated_broken_helper" not in src and "__main__" not in src
+    assert "Model = RMSNorm" in src and "get_inputs = get_inputs_RMSNorm" in src
+    assert loads_in_fresh_interpreter(src) == "(2, 16, 64)"
+
+
+def test_block_pulls_in_classes_helpers_and_constants():
+    src = extract_problem(FILE, "Block")
+    for needed in ("class RMSNorm", "class MLP", "class Attention", "def gelu_tanh", "HIDDEN = 64", "import math",
+                   "import torch.nn.functional as F"):
+        assert needed in src
+    assert "get_inputs_RMSNorm" not in src
+    assert loads_in_fresh_interpreter(src) == "(2, 16, 64)"
+
+
+def test_missing_inputs_give_a_stub_to_paste():
+    src = "import torch\nimport torch.nn as nn\n\nclass Scale(nn.Module):\n    def __init__(self, k):\n" \
+          "        super().__init__()\n        self.k = k\n\n    def forward(self, x, y):\n        return x * y * self.k\n"
+    with pytest.raises(NeedsInputs) as e:
+        extract_problem(src, "Scale")
+    assert "get_inputs" in str(e.value) and "never guesses" in str(e.value)
+    stub = e.value.stub
+    assert "def get_inputs_Scale" in stub and "# x:" in stub and "# y:" in stub and "# k" in stub
+    compile(src + "\n" + stub, "f.py", "exec")
+
+
+def test_unknown_and_broken_classes():
+    with pytest.raises(ExtractError, match="no top-level class Nope"):
+        extract_problem(FILE, "Nope")
+    broken = FILE.replace("class MLP(nn.Module):", "class MLP(nn.Module:")
+    with pytest.raises(ExtractError, match="syntax error"):
+        extract_problem(broken, "MLP")
+    assert "class RMSNorm" in extract_problem(broken, "RMSNorm")  # unaffected
+    with pytest.raises(ExtractError, match="needs 'MLP'.*syntax error"):
+        extract_problem(broken, "Block")
+
+
+def test_extracted_problem_verifies_a_candidate():
+    src = extract_problem(FILE, "RMSNorm")
+    candidate = textwrap.dedent('''
+        import torch
+        import torch.nn as nn
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def rms_kernel(x_ptr, w_ptr, y_ptr, n_cols, eps, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            offs = tl.arange(0, BLOCK)
+            m = offs < n_cols
+            x = tl.load(x_ptr + row * n_cols + offs, mask=m, other=0.0)
+            ms = tl.sum(x * x, axis=0) / n_cols
+            w = tl.load(w_ptr + offs, mask=m)
+            tl.store(y_ptr + row * n_cols + offs, x / tl.sqrt(ms + eps) * w, mask=m)
+
+        class ModelNew(nn.Module):
+            def __init__(self, dim, eps=1e-6):
+                super().__init__()
+                self.eps = eps
+                self.weight = nn.Parameter(torch.ones(dim))
+
+            def forward(self, x):
+                x = x.contiguous()
+                y = torch.empty_like(x)
+                n = x.shape[-1]
+                rms_kernel[(x.numel() // n,)](x, self.weight, y, n, self.eps, BLOCK=triton.next_power_of_2(n))
+                return y
+    ''')
+    v = verify(src, candidate, device="cpu")
+    assert v.ok, v.summary()
