@@ -1,0 +1,175 @@
+"""Module -> problem -> prompt -> candidates -> verified, ranked suggestions (training.suggest),
+with the three kinds of backend: a tiny real transformers model, canned responses, and an
+OpenAI-compatible HTTP server started by the test."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, ROOT
+from training import prompts
+from training.backends import Completion, GenerationConfig, OpenAIBackend, TransformersBackend
+from training.suggest import run_problem, suggest
+
+PROBLEM = (CORPUS / "problems" / "relu.py").read_text()
+GOOD = (ROOT / "examples" / "relu_candidate.py").read_text()
+FAST_CFG = dict(trials=1, perturb=1)
+
+
+def answer(code: str, plan: str = "one elementwise kernel, BLOCK 1024") -> str:
+    return f"<think>\n{plan}\n</think>\n```python\n{code}```"
+
+
+class Canned:
+    """A backend that answers from a list of responses (one list per turn)."""
+
+    model_id = "canned"
+
+    def __init__(self, turns: list[list[str]]):
+        self.turns, self.seen = turns, []
+
+    def generate(self, conversations, cfg):
+        self.seen.append(conversations[0])
+        texts = self.turns[min(len(self.seen) - 1, len(self.turns) - 1)]
+        return [[Completion(t, prompt=prompts.render(conversations[0])) for t in texts[:cfg.n]]]
+
+
+def test_ranking_and_report_with_known_responses():
+    from verifier import VerifyConfig
+
+    bad = GOOD.replace("tl.maximum(x, 0.0)", "tl.minimum(x, 0.0)")
+    backend = Canned([["no code at all", answer(bad), answer(GOOD), answer("import torch\n")]])
+    res = run_problem(PROBLEM, backend, n=4, turns=2, verify_cfg=VerifyConfig(**FAST_CFG))
+    assert len(backend.seen) == 1  # a verified candidate in turn 1: no refinement turn
+    labels = [c.label for c in res.candidates]
+    assert labels[0] == "parse: no-fence" and labels[1].startswith("correctness") and "verified" in labels[2]
+    assert labels[3].startswith("parse: missing-modelnew")
+    assert res.best is not None and res.best.code == GOOD
+
+
+def test_refinement_turn_feeds_back_the_verifier_findings():
+    from verifier import VerifyConfig
+
+    bad = GOOD.replace("tl.maximum(x, 0.0)", "tl.minimum(x, 0.0)")
+    backend = Canned([[answer(bad)], [answer(GOOD)]])
+    res = run_problem(PROBLEM, backend, n=1, turns=2, verify_cfg=VerifyConfig(**FAST_CFG))
+    assert len(backend.seen) == 2 and res.best is not None and res.best.turn == 2
+    follow_up = backend.seen[1][-1]["content"]
+    assert backend.seen[1][-2]["role"] == "assistant" and "output-mismatch" in follow_up
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """A small Llama-style decoder from a config (random weights) and a BPE tokenizer trained here."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    d = tmp_path_factory.mktemp("tiny")
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    corpus = [prompts.EXAMPLE_RESPONSE, prompts.EXAMPLE_PROBLEM, PROBLEM, GOOD] * 10
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>", "<s>", "</s>"],
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", bos_token="<s>", eos_token="</s>")
+    fast.save_pretrained(d)
+    cfg = LlamaConfig(vocab_size=fast.vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=4096,
+                      bos_token_id=1, eos_token_id=2)
+    LlamaForCausalLM(cfg).save_pretrained(d)
+    return d
+
+
+def test_tiny_transformers_model_runs_the_whole_pipeline(tiny_model):
+    from verifier import VerifyConfig
+
+    backend = TransformersBackend(str(tiny_model), device="cpu")
+    src = (ROOT / "tests" / "files" / "transformer.py").read_text()
+    res = suggest(src, "RMSNorm", backend, n=2, turns=2, gen=GenerationConfig(max_new_tokens=24, seed=0),
+                  verify_cfg=VerifyConfig(**FAST_CFG))
+    assert len(res.candidates) == 4 and res.best is None  # random weights: nothing verifies, nothing crashes
+    assert all(c.verdict.stage == "parse" for c in res.candidates)
+    assert all(c.prompt and "RMSNorm" in c.prompt for c in res.candidates)
+
+
+class _ChatServer(BaseHTTPRequestHandler):
+    replies: list[dict] = []
+    requests: list[dict] = []
+
+    def do_POST(self):  # noqa: N802 - http.server's naming
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        choices = [{"index": i, "message": {"role": "assistant", "content": r["text"]},
+                    "finish_reason": r.get("finish", "stop")} for i, r in enumerate(self.replies[:body["n"]])]
+        data = json.dumps({"id": "x", "object": "chat.completion", "choices": choices}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *a):
+        pass
+
+
+@pytest.fixture()
+def chat_server():
+    srv = HTTPServer(("127.0.0.1", 0), _ChatServer)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    _ChatServer.requests = []
+    yield srv, f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+
+
+def test_openai_backend_speaks_chat_completions(chat_server, monkeypatch):
+    srv, url = chat_server
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    _ChatServer.replies = [{"text": answer(GOOD)}, {"text": "```python\nimport torch", "finish": "length"}]
+    b = OpenAIBackend(url, "served-name")
+    out = b.generate([prompts.build_messages(PROBLEM)], GenerationConfig(n=2, temperature=0.5, max_new_tokens=99,
+                                                                          seed=7))[0]
+    req = _ChatServer.requests[0]
+    assert req["path"] == "/v1/chat/completions" and req["auth"] == "Bearer sk-test"
+    assert req["body"]["model"] == "served-name" and req["body"]["n"] == 2 and req["body"]["max_tokens"] == 99
+    assert req["body"]["seed"] == 7 and req["body"]["messages"][0]["role"] == "user"
+    assert not out[0].truncated and out[1].truncated
+    assert prompts.parse_response(out[1].text, truncated=out[1].truncated).error == "truncated"
+
+
+def tritonrl(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "training.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout)
+
+
+def test_cli_suggest_against_a_server(chat_server, tmp_path):
+    srv, url = chat_server
+    f = tmp_path / "mod.py"
+    f.write_text(PROBLEM.replace("class Model", "class MyReLU").replace("get_inputs", "get_inputs_MyReLU")
+                 .replace("get_init_inputs", "get_init_inputs_MyReLU"))
+    _ChatServer.replies = [{"text": "nothing"}, {"text": answer(GOOD)}]
+    out = tmp_path / "kernel.py"
+    p = tritonrl("suggest", f"{f}::MyReLU", "--endpoint", url, "-n", "2", "--json", "--out", out, "--trials", "1")
+    assert p.returncode == 0, p.stdout + p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["ok"] and obj["best"] == GOOD and out.read_text() == GOOD
+    assert [c["label"].split(",")[0] for c in obj["candidates"]] == ["parse: no-fence", "verified (speed not measured)"]
+
+    _ChatServer.replies = [{"text": "still nothing"}]
+    p = tritonrl("suggest", f"{f}::MyReLU", "--endpoint", url, "-n", "1", "--turns", "1")
+    assert p.returncode == 1 and "no verified kernel" in p.stderr
+
+
+def test_cli_suggest_usage_errors(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("import torch.nn as nn\nclass A(nn.Module):\n    def forward(self, x):\n        return x\n")
+    assert tritonrl("suggest", "nope.py::A", "--endpoint", "http://127.0.0.1:9").returncode == 2
+    assert tritonrl("suggest", f"{f}::B", "--endpoint", "http://127.0.0.1:9").returncode == 2
+    p = tritonrl("suggest", f"{f}::A", "--endpoint", "http://127.0.0.1:9", "--json")
+    assert p.returncode == 2 and "def get_inputs_A" in json.loads(p.stdout)["stub"]
+    assert tritonrl("suggest", f"{f}::A").returncode == 2  # no model given

@@ -1,0 +1,191 @@
+"""Model backends behind one small interface: `generate(conversations, config) -> completions`.
+
+- `transformers`: in-process Hugging Face causal LM (CPU or GPU); a LoRA adapter directory works too.
+- `vllm`: in-process `vllm.LLM` (optional extra; its absence is a clear message, not a traceback).
+- `openai`: any OpenAI-compatible server (`vllm serve`, SGLang, llama.cpp's server, …).
+Every backend renders prompts with `training.prompts.render`, the one prompt format.
+"""
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, Sequence
+
+from . import prompts
+
+Conversation = Sequence[dict]
+
+
+class BackendError(RuntimeError):
+    """The model cannot be loaded or reached; the message says why."""
+
+
+@dataclass
+class GenerationConfig:
+    n: int = 4
+    temperature: float = 0.8
+    top_p: float = 0.95
+    max_new_tokens: int = 2048
+    seed: int | None = None
+
+
+@dataclass
+class Completion:
+    text: str
+    truncated: bool = False          # stopped at max_new_tokens
+    prompt: str = ""                 # the rendered prompt (logged with feedback and RL rollouts)
+    tokens: int | None = None
+
+
+class Backend(Protocol):
+    model_id: str
+
+    def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
+        """`cfg.n` completions for each conversation."""
+        ...
+
+
+class TransformersBackend:
+    """A Hugging Face causal-LM directory (or a peft LoRA adapter directory) loaded in-process."""
+
+    def __init__(self, model_path: str, device: str = "auto", dtype: str = "auto"):
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as e:  # pragma: no cover - dev installs have it
+            raise BackendError(f"the transformers backend needs `pip install transformers` ({e})") from None
+        path = Path(model_path)
+        if not path.is_dir():
+            raise BackendError(f"model directory not found: {model_path}")
+        self.device = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
+        try:
+            if (path / "adapter_config.json").exists():
+                from peft import AutoPeftModelForCausalLM
+
+                model = AutoPeftModelForCausalLM.from_pretrained(str(path))
+            else:
+                model = AutoModelForCausalLM.from_pretrained(str(path), torch_dtype=dtype)
+            self.tokenizer = AutoTokenizer.from_pretrained(str(path))
+        except Exception as e:
+            raise BackendError(f"cannot load the model in {model_path}: {type(e).__name__}: {e}") from None
+        self.model = model.to(self.device).eval()
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token or self.tokenizer.unk_token
+        self.model_id = str(path.resolve())
+
+    def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
+        import torch
+
+        out = []
+        for conv in conversations:
+            prompt = prompts.render(conv, self.tokenizer)
+            enc = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(self.device)
+            if cfg.seed is not None:
+                torch.manual_seed(cfg.seed)
+            with torch.no_grad():
+                gen = self.model.generate(**enc, do_sample=cfg.temperature > 0, temperature=max(cfg.temperature, 1e-5),
+                                          top_p=cfg.top_p, max_new_tokens=cfg.max_new_tokens,
+                                          num_return_sequences=cfg.n, pad_token_id=self.tokenizer.pad_token_id)
+            new = gen[:, enc["input_ids"].shape[1]:]
+            eos = self.tokenizer.eos_token_id
+            comps = []
+            for row in new:
+                ids = row.tolist()
+                ended = eos is not None and eos in ids
+                if ended:
+                    ids = ids[:ids.index(eos)]
+                ids = [i for i in ids if i != self.tokenizer.pad_token_id or i == eos]
+                comps.append(Completion(self.tokenizer.decode(ids, skip_special_tokens=True),
+                                        truncated=not ended and len(row) >= cfg.max_new_tokens, prompt=prompt,
+                                        tokens=len(ids)))
+            out.append(comps)
+        return out
+
+
+class VLLMBackend:
+    """In-process vLLM (`pip install 'tritonrl[vllm]'`), coded to vLLM's documented `LLM` API."""
+
+    def __init__(self, model_path: str, **llm_kwargs):
+        try:
+            from vllm import LLM  # type: ignore
+        except ImportError:
+            raise BackendError("the vllm backend needs vLLM, which is not installed here "
+                               "(pip install vllm on a CUDA machine; or use --backend transformers, "
+                               "or --endpoint with a running `vllm serve`)") from None
+        lora = Path(model_path, "adapter_config.json").exists()
+        self._lora = None
+        if lora:
+            from vllm.lora.request import LoRARequest  # type: ignore
+
+            base = json.loads(Path(model_path, "adapter_config.json").read_text())["base_model_name_or_path"]
+            self.llm = LLM(model=base, enable_lora=True, **llm_kwargs)
+            self._lora = LoRARequest("tritonrl", 1, model_path)
+        else:
+            self.llm = LLM(model=model_path, **llm_kwargs)
+        self.tokenizer = self.llm.get_tokenizer()
+        self.model_id = str(Path(model_path).resolve())
+
+    def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
+        from vllm import SamplingParams  # type: ignore
+
+        params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p,
+                                max_tokens=cfg.max_new_tokens, seed=cfg.seed)
+        rendered = [prompts.render(c, self.tokenizer) for c in conversations]
+        results = self.llm.generate(rendered, params, lora_request=self._lora)
+        return [[Completion(o.text, truncated=o.finish_reason == "length", prompt=p, tokens=len(o.token_ids))
+                 for o in r.outputs] for p, r in zip(rendered, results)]
+
+
+class OpenAIBackend:
+    """Any OpenAI-compatible chat-completions server. The key comes from the environment."""
+
+    def __init__(self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", timeout: float = 600):
+        self.base_url = base_url.rstrip("/")
+        if not self.base_url.endswith("/v1"):
+            self.base_url += "/v1"
+        self.model_id = model
+        self.api_key = os.environ.get("TRITONRL_API_KEY") or os.environ.get(api_key_env, "")
+        self.timeout = timeout
+
+    def _post(self, payload: dict) -> dict:
+        req = urllib.request.Request(f"{self.base_url}/chat/completions", data=json.dumps(payload).encode(),
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})})
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                return json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            raise BackendError(f"{self.base_url} answered {e.code}: {e.read()[:500].decode(errors='replace')}") from None
+        except (urllib.error.URLError, OSError) as e:
+            raise BackendError(f"cannot reach {self.base_url}: {e}") from None
+
+    def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
+        out = []
+        for conv in conversations:
+            payload = {"model": self.model_id, "messages": list(conv), "n": cfg.n, "temperature": cfg.temperature,
+                       "top_p": cfg.top_p, "max_tokens": cfg.max_new_tokens}
+            if cfg.seed is not None:
+                payload["seed"] = cfg.seed
+            data = self._post(payload)
+            prompt = prompts.render(conv)
+            out.append([Completion(c["message"].get("content") or "", truncated=c.get("finish_reason") == "length",
+                                   prompt=prompt) for c in data.get("choices", [])])
+        return out
+
+
+def load_backend(model: str | None = None, backend: str = "auto", endpoint: str | None = None,
+                 served_model: str | None = None, device: str = "auto") -> Backend:
+    """Pick a backend from command-line style options."""
+    if endpoint:
+        return OpenAIBackend(endpoint, served_model or model or "default")
+    if not model:
+        raise BackendError("no model given: pass --model CKPT (a Hugging Face model directory) or --endpoint URL")
+    if backend == "vllm":
+        return VLLMBackend(model)
+    if backend in ("auto", "transformers"):
+        return TransformersBackend(model, device=device)
+    raise BackendError(f"unknown backend {backend!r} (transformers, vllm, or --endpoint for openai)")

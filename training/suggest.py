@@ -1,0 +1,101 @@
+"""The pipeline the language server and the trainer share: module -> problem -> prompt -> n
+candidates -> parse -> verify in parallel -> ranked suggestions, with refinement turns.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from verifier import Verdict, VerifyConfig, verify_batch
+
+from . import prompts
+from .backends import Backend, GenerationConfig
+from .extract import extract_problem
+
+
+@dataclass
+class Candidate:
+    turn: int
+    response: str
+    prompt: str
+    code: str
+    verdict: Verdict
+
+    @property
+    def label(self) -> str:
+        v = self.verdict
+        if v.ok:
+            return f"verified, {v.speedup:.2f}x" if v.speedup else "verified (speed not measured)"
+        return f"{v.stage}: {v.reasons[0].rule if v.reasons else '?'}"
+
+
+@dataclass
+class SuggestResult:
+    problem: str
+    model_id: str
+    candidates: list[Candidate] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    @property
+    def verified(self) -> list[Candidate]:
+        return rank([c for c in self.candidates if c.verdict.ok])
+
+    @property
+    def best(self) -> Candidate | None:
+        v = self.verified
+        return v[0] if v else None
+
+
+_STAGE_ORDER = {s: i for i, s in enumerate(("parse", "static", "sandbox", "launch", "correctness", "performance",
+                                            "done"))}
+
+
+def _score(c: Candidate) -> tuple:
+    v = c.verdict
+    return (v.ok, v.speedup if v.speedup is not None else 0.0, _STAGE_ORDER.get(v.stage, 0),
+            v.trials.get("passed", 0))
+
+
+def rank(cands: list[Candidate]) -> list[Candidate]:
+    """Verified first, fastest first; then the ones that got furthest through the layers."""
+    return sorted(cands, key=_score, reverse=True)
+
+
+Progress = Callable[[str, dict], None]
+
+
+def run_problem(problem: str, backend: Backend, n: int = 4, turns: int = 2, gen: GenerationConfig | None = None,
+                verify_cfg: VerifyConfig | None = None, progress: Progress | None = None) -> SuggestResult:
+    """Generate and verify candidates for a KernelBench-format problem; refine while none verifies."""
+    t0 = time.monotonic()
+    progress = progress or (lambda event, info: None)
+    gen = gen or GenerationConfig(n=n)
+    gen.n = n
+    res = SuggestResult(problem=problem, model_id=getattr(backend, "model_id", "?"))
+    conv = prompts.build_messages(problem)
+    for turn in range(turns):
+        progress("generating", {"turn": turn + 1, "n": n})
+        comps = backend.generate([conv], gen)[0]
+        parsed = [prompts.parse_response(c.text, truncated=c.truncated) for c in comps]
+        todo = [i for i, p in enumerate(parsed) if p.ok]
+        progress("verifying", {"turn": turn + 1, "n": len(todo), "parse_failed": len(parsed) - len(todo)})
+        verdicts = verify_batch(problem, [parsed[i].code for i in todo], verify_cfg) if todo else []
+        by_index = dict(zip(todo, verdicts))
+        turn_cands = [Candidate(turn + 1, c.text, c.prompt, p.code,
+                                by_index.get(i) or prompts.parse_failure_verdict(p))
+                      for i, (c, p) in enumerate(zip(comps, parsed))]
+        res.candidates += turn_cands
+        progress("turn-done", {"turn": turn + 1, "verified": sum(c.verdict.ok for c in turn_cands)})
+        if any(c.verdict.ok for c in turn_cands) or turn + 1 == turns:
+            break
+        best = rank(turn_cands)[0]
+        conv = list(conv) + [{"role": "assistant", "content": best.response},
+                             {"role": "user", "content": prompts.feedback_message(best.verdict)}]
+    res.elapsed_s = time.monotonic() - t0
+    return res
+
+
+def suggest(source: str, class_name: str, backend: Backend, **kw) -> SuggestResult:
+    """`run_problem` on the problem built from a user's file (raises ExtractError / NeedsInputs)."""
+    return run_problem(extract_problem(source, class_name), backend, **kw)
