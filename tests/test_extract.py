@@ -97,3 +97,69 @@ def test_extracted_problem_verifies_a_candidate():
     ''')
     v = verify(src, candidate, device="cpu")
     assert v.ok, v.summary()
+
+
+def test_dataclass_config_helper_after_the_class_and_derived_constants():
+    src = extract_problem((ROOT / "tests" / "files" / "config_mlp.py").read_text(), "GatedMLP")
+    for needed in ("class MLPConfig", "def swish", "HIDDEN = DIM * EXPANSION", "from dataclasses import dataclass"):
+        assert needed in src
+    assert "class Unused" not in src
+    assert loads_in_fresh_interpreter(src) == "(4, 48)"
+
+
+def test_config_object_init_args_reach_the_candidate():
+    """get_init_inputs returning a dataclass: the candidate receives it as a namespace."""
+    src = extract_problem((ROOT / "tests" / "files" / "config_mlp.py").read_text(), "GatedMLP")
+    candidate = textwrap.dedent('''
+        import torch
+        import torch.nn as nn
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def matmul_kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, act, BM: tl.constexpr, BN: tl.constexpr,
+                          BK: tl.constexpr):
+            pm, pn = tl.program_id(0), tl.program_id(1)
+            rm = pm * BM + tl.arange(0, BM)
+            rn = pn * BN + tl.arange(0, BN)
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+            for k0 in range(0, K, BK):
+                rk = k0 + tl.arange(0, BK)
+                x = tl.load(a + rm[:, None] * sam + rk[None, :] * sak, mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+                w = tl.load(b + rk[:, None] * sbk + rn[None, :] * sbn, mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+                acc += tl.dot(x, w)
+            tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+        @triton.jit
+        def swiglu_kernel(g, u, o, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            a = tl.load(g + offs, mask=m)
+            b = tl.load(u + offs, mask=m)
+            tl.store(o + offs, a * tl.sigmoid(a) * b, mask=m)
+
+        def linear(x, w):
+            M, K = x.shape
+            N = w.shape[0]
+            out = torch.empty((M, N), device=x.device, dtype=x.dtype)
+            matmul_kernel[(triton.cdiv(M, 16), triton.cdiv(N, 16))](x, w, out, M, N, K, x.stride(0), x.stride(1),
+                                                                   w.stride(1), w.stride(0), 0, BM=16, BN=16, BK=16)
+            return out
+
+        class ModelNew(nn.Module):
+            def __init__(self, cfg):
+                super().__init__()
+                self.gate = nn.Linear(cfg.dim, cfg.hidden, bias=False)
+                self.up = nn.Linear(cfg.dim, cfg.hidden, bias=False)
+                self.down = nn.Linear(cfg.hidden, cfg.dim, bias=False)
+
+            def forward(self, x):
+                x = x.contiguous()
+                g = linear(x, self.gate.weight)
+                u = linear(x, self.up.weight)
+                h = torch.empty_like(g)
+                swiglu_kernel[(triton.cdiv(h.numel(), 256),)](g, u, h, h.numel(), BLOCK=256)
+                return linear(h, self.down.weight)
+    ''')
+    v = verify(src, candidate, device="cpu", trials=1)
+    assert v.ok, v.summary()

@@ -173,3 +173,53 @@ def test_cli_suggest_usage_errors(tmp_path):
     p = tritonrl("suggest", f"{f}::A", "--endpoint", "http://127.0.0.1:9", "--json")
     assert p.returncode == 2 and "def get_inputs_A" in json.loads(p.stdout)["stub"]
     assert tritonrl("suggest", f"{f}::A").returncode == 2  # no model given
+
+
+def test_lora_adapter_directory_loads(tiny_model, tmp_path):
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    base = AutoModelForCausalLM.from_pretrained(str(tiny_model))
+    peft_model = get_peft_model(base, LoraConfig(r=4, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"))
+    adapter = tmp_path / "adapter"
+    peft_model.save_pretrained(adapter)
+    # the adapter directory names its base; ship the tokenizer beside it, as training will
+    from transformers import AutoTokenizer
+
+    AutoTokenizer.from_pretrained(str(tiny_model)).save_pretrained(adapter)
+    b = TransformersBackend(str(adapter), device="cpu")
+    out = b.generate([prompts.build_messages(PROBLEM)], GenerationConfig(n=2, max_new_tokens=8, seed=1))[0]
+    assert len(out) == 2 and all(isinstance(c.text, str) for c in out)
+
+
+def test_chat_template_is_used_when_the_checkpoint_has_one(tiny_model):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(tiny_model))
+    assert prompts.render(prompts.build_messages("P"), tok).endswith("### Assistant\n")  # none: raw prompt
+    tok.chat_template = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}<|assistant|>"
+    text = prompts.render(prompts.build_messages("P"), tok)
+    assert text.startswith("<|user|>") and text.endswith("<|assistant|>")
+
+
+def test_missing_vllm_is_a_clear_message():
+    from training.backends import BackendError, load_backend
+
+    pytest.importorskip("torch")
+    try:
+        import vllm  # noqa: F401
+        pytest.skip("vllm is installed here")
+    except ImportError:
+        pass
+    with pytest.raises(BackendError, match="vLLM"):
+        load_backend("/some/model", backend="vllm")
+
+
+def test_unloadable_model_is_a_clear_message(tmp_path):
+    from training.backends import BackendError
+
+    with pytest.raises(BackendError, match="not found"):
+        TransformersBackend(str(tmp_path / "nope"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BackendError, match="cannot load"):
+        TransformersBackend(str(tmp_path / "empty"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import types
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -101,6 +102,7 @@ def main(job_path: str) -> int:
     job = json.load(open(job_path))
     device = job["device"]
     control = Control()
+    torch.serialization.add_safe_globals([types.SimpleNamespace])  # config objects of get_init_inputs
     configs = torch.load(os.path.join(os.environ["TRITONRL_INBOX"], "for_candidate.pt"), weights_only=True,
                          mmap=True)
     result = {"trials": [], "error": None}

@@ -94,12 +94,25 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
 
 
 def _cpu(x):
+    """Tensors to CPU; config objects (dataclasses, namespaces) to SimpleNamespace, the one
+    non-primitive type the candidate side may load (the problem's classes stay here)."""
+    import dataclasses
+    import types
+
     import torch
 
     if isinstance(x, torch.Tensor):
         return x.detach().cpu()
-    if isinstance(x, (list, tuple)):
+    if isinstance(x, tuple):
+        return tuple(_cpu(v) for v in x)
+    if isinstance(x, list):
         return [_cpu(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _cpu(v) for k, v in x.items()}
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return types.SimpleNamespace(**{f.name: _cpu(getattr(x, f.name)) for f in dataclasses.fields(x)})
+    if isinstance(x, types.SimpleNamespace):
+        return types.SimpleNamespace(**{k: _cpu(v) for k, v in vars(x).items()})
     return x
 
 
