@@ -96,10 +96,7 @@ def with_constants(src: str, values: dict[str, int | tuple[int, ...]]) -> str:
             name = node.targets[0].id
             if node.lineno != node.end_lineno:
                 raise ProblemError(f"constant {name} spans several lines; cannot rewrite it")
-            line = lines[node.lineno - 1]
-            indent = line[: len(line) - len(line.lstrip())]
-            comment = ""
-            lines[node.lineno - 1] = f"{indent}{name} = {values[name]!r}{comment}\n"
+            lines[node.lineno - 1] = f"{name} = {values[name]!r}\n"
     return "".join(lines)
 
 

@@ -46,7 +46,7 @@ group_norm batch_norm instance_norm linear conv1d conv2d conv3d dropout bernoull
 flipud index_reduce put put_ bincount bucketize searchsorted cov corrcoef""".split())
 FORBIDDEN_CALLS = {"exec", "eval", "compile", "getattr", "setattr", "delattr", "__import__", "open",
                    "breakpoint", "input", "memoryview"}
-REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id", "super_"}
+REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id"}
 TORCH_FORBIDDEN_ATTRS = {"ops", "compile", "jit", "library", "fx", "overrides", "autograd", "backends",
                          "manual_seed", "seed", "use_deterministic_algorithms", "utils", "hub", "export",
                          "compiler", "func", "vmap", "package", "distributed", "multiprocessing", "profiler",
@@ -184,11 +184,9 @@ class _Checker:
                     self.add("reference-reuse", "the candidate must not use the reference class Model", node)
                 elif node.id in FORBIDDEN_CALLS:
                     self.add("forbidden-call", f"'{node.id}' is not allowed in a candidate", node)
-                elif node.id in REFLECTION_CALLS - {"super_"} or node.id in ("__builtins__", "__builtin__",
-                                                                            "__loader__", "__spec__", "__file__"):
+                elif node.id in REFLECTION_CALLS or node.id in ("__builtins__", "__builtin__", "__loader__",
+                                                                  "__spec__", "__file__"):
                     self.add("reflection", f"'{node.id}' (introspection) is not allowed in a candidate", node)
-                elif node.id == "type" and isinstance(getattr(node, "_parent", None), ast.Call):
-                    pass
             elif isinstance(node, ast.Attribute):
                 if node.attr.startswith("__") and node.attr.endswith("__") and node.attr not in ALLOWED_DUNDERS:
                     self.add("reflection", f"dunder attribute '.{node.attr}' is not allowed", node)
@@ -282,9 +280,6 @@ class _Checker:
                     elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
                           and f.attr in methods):
                         todo.append(methods[f.attr])
-                if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self":
-                    # helper objects built in __init__ from classes of the candidate
-                    pass
         # helper classes (nn.Module subclasses of the candidate used as submodules) run in forward too
         for c in self.classes.values():
             if c is not cls:
