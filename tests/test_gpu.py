@@ -49,3 +49,13 @@ def test_corpus_honest_and_cheats_on_gpu():
         assert v.ok, (p.name, v.summary())
     for p, v in zip(cheats, vs[len(honest):]):
         assert not v.ok, (p.name, v.summary())
+
+
+def test_work_skipped_on_repeated_inputs_fails_timing():
+    """A cache keyed on the input's address passes correctness (fresh inputs every trial) but skips
+    the kernel when the timing loop repeats its inputs: the synchronised re-timing catches it."""
+    cheat = HONEST.replace("    def forward(self, x):\n", "    def forward(self, x, _memo={}):\n"
+                           "        if x.data_ptr() in _memo:\n            return _memo[x.data_ptr()]\n", 1)
+    cheat = cheat.replace("        return y\n", "        _memo[x.data_ptr()] = y\n        return y\n")
+    v = verify(PROBLEM, cheat, device="cuda", static_checks=False)
+    assert not v.ok and v.stage == "performance" and v.rules == ["launch-skipped-when-timed"], v.summary()

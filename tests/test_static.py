@@ -87,6 +87,8 @@ def test_honest_patterns_pass(src):
     ("return x.__class__(x)\n", "", "reflection"),
     ("return globals()['torch'].relu(x)\n", "", "reflection"),
     ("self.cache = x\nreturn x\n", "", "state-in-forward"),
+    ("return launch(x)\n", "\ndef launch(x, _memo={}):\n    _memo[x.shape] = x\n    return x\n", "state-in-forward"),
+    ("return launch(x)\n", "\ndef launch(x):\n    launch.last = x\n    return x\n", "state-in-forward"),
     ("CACHE[0] = x\nreturn x\n", "\nCACHE = {}\n", "state-in-forward"),
     ("if self.training:\n    return x\nreturn x\n", "", "mode-dependent"),
     ("if torch.is_grad_enabled():\n    return x\nreturn x\n", "", "mode-dependent"),

@@ -324,7 +324,12 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig) -
         _sandbox_failure(v, res)
         v.reasons[-1].stage = v.stage = "performance"
         return v
-    _performance(v, json.loads(tfile.read_text()), ref, cfg)
+    timing = json.loads(tfile.read_text())
+    if timing.get("calls_without_launch"):
+        v.fail("performance", "launch-skipped-when-timed", f"{timing['calls_without_launch']} timed forward calls "
+               "launched no kernel of the candidate (work skipped or cached on repeated inputs)")
+        return v
+    _performance(v, timing, ref, cfg)
     if not v.reasons:
         v.ok, v.stage = True, "done"
     return v

@@ -325,6 +325,10 @@ class _Checker:
                             if root == "self" or (root and root not in local_names):
                                 self.add("state-in-forward", f"forward stores into '{ast.unparse(t)}': state kept "
                                          "across calls (caching, memoization) is not allowed", sub)
+            for default in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
+                if isinstance(default, (ast.Dict, ast.List, ast.Set, ast.Call)):
+                    self.add("state-in-forward", "a mutable default argument on a forward-path function keeps "
+                             "state across calls", default)
             for dec in fn.decorator_list:
                 self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
                          "is not allowed", dec)
