@@ -58,4 +58,5 @@ def test_work_skipped_on_repeated_inputs_fails_timing():
                            "        if x.data_ptr() in _memo:\n            return _memo[x.data_ptr()]\n", 1)
     cheat = cheat.replace("        return y\n", "        _memo[x.data_ptr()] = y\n        return y\n")
     v = verify(PROBLEM, cheat, device="cuda", static_checks=False)
-    assert not v.ok and v.stage == "performance" and v.rules == ["launch-skipped-when-timed"], v.summary()
+    # the caching allocator may hand a later trial the same address: then correctness catches it first
+    assert not v.ok and (v.stage == "correctness" or v.rules == ["launch-skipped-when-timed"]), v.summary()
