@@ -1,1 +1,1 @@
-"""TritonRL language server (pygls): a thin adapter over `training` and `verifier`. Not built yet."""
+"""TritonRL language server (pygls): a thin adapter over `training` and `verifier` (see `server`)."""

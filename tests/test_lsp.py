@@ -1,0 +1,305 @@
+"""The TritonRL language server end to end: the real server process over stdio, driven by
+pytest-lsp's client, against an OpenAI-compatible HTTP server started by the test."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Union
+
+import pytest
+from lsprotocol import types
+
+from conftest import CORPUS, ROOT
+
+pytest_lsp = pytest.importorskip("pytest_lsp")
+from pygls.protocol import default_converter  # noqa: E402
+from pytest_lsp import LanguageClient  # noqa: E402
+from pytest_lsp.client import register_lsp_features  # noqa: E402
+
+PROBLEM = (CORPUS / "problems" / "relu.py").read_text()
+GOOD = (ROOT / "examples" / "relu_candidate.py").read_text()
+MYRELU = PROBLEM.replace("class Model", "class MyReLU") + "\n\ndef broken(:\n    pass\n"  # a syntax error elsewhere
+NO_INPUTS = "import torch\nimport torch.nn as nn\n\n\nclass Scale(nn.Module):\n    def forward(self, x):\n" \
+            "        return x * 2\n"
+JOB_TIMEOUT = 300
+
+
+def answer(code: str) -> str:
+    return f"<think>plan</think>\n```python\n{code}```"
+
+
+# --- a local OpenAI-compatible server ------------------------------------------------------------
+class _ChatServer(BaseHTTPRequestHandler):
+    replies: list[str] = []
+    requests: list[dict] = []
+    delay_s: float = 0.0
+
+    def do_POST(self):  # noqa: N802 - http.server's naming
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append(body)
+        time.sleep(self.delay_s)
+        choices = [{"index": i, "message": {"role": "assistant", "content": r}, "finish_reason": "stop"}
+                   for i, r in enumerate(self.replies[:body.get("n", 1)])]
+        data = json.dumps({"id": "x", "object": "chat.completion", "choices": choices}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *a):
+        pass
+
+
+@pytest.fixture()
+def chat_server():
+    srv = HTTPServer(("127.0.0.1", 0), _ChatServer)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    _ChatServer.requests, _ChatServer.replies, _ChatServer.delay_s = [], [answer(GOOD)], 0.0
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+
+
+# --- the client ----------------------------------------------------------------------------------
+def _converter():
+    """pygls' converter, with a fix: lsprotocol decodes any CodeAction that carries a `command` as a
+    Command (it only checks for the key); a Command's `command` is a string, a CodeAction's an object."""
+    conv = default_converter()
+
+    def hook(obj, _):
+        if isinstance(obj.get("command"), str):
+            return conv.structure(obj, types.Command)
+        return conv.structure(obj, types.CodeAction)
+
+    conv.register_structure_hook(Union[types.Command, types.CodeAction], hook)
+    return conv
+
+
+CAPS = types.ClientCapabilities(
+    window=types.WindowClientCapabilities(work_done_progress=True),
+    workspace=types.WorkspaceClientCapabilities(
+        apply_edit=True,
+        workspace_edit=types.WorkspaceEditClientCapabilities(
+            document_changes=True, resource_operations=[types.ResourceOperationKind.Create])),
+    text_document=types.TextDocumentClientCapabilities(code_action=types.CodeActionClientCapabilities(
+        code_action_literal_support=types.ClientCodeActionLiteralOptions(
+            code_action_kind=types.ClientCodeActionKindOptions(value_set=["refactor"])))),
+)
+
+
+@contextlib.asynccontextmanager
+async def lsp(*server_args: str, **init_options):
+    client = LanguageClient(converter_factory=_converter)
+    register_lsp_features(client)
+    await client.start_io(sys.executable, "-m", "lsp_server", "--stdio", *server_args, cwd=str(ROOT))
+    try:
+        await client.initialize_session(types.InitializeParams(
+            capabilities=CAPS, root_uri=ROOT.as_uri(), initialization_options=init_options or None))
+        yield client
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.shutdown_session(), 30)
+        with contextlib.suppress(Exception):
+            await client.stop()
+
+
+def open_doc(client: LanguageClient, uri: str, text: str, language: str = "python", version: int = 1):
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)))
+
+
+async def actions_at(client: LanguageClient, uri: str, line: int, end_line: int | None = None):
+    end = line if end_line is None else end_line
+    res = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(types.Position(line, 0), types.Position(end, 0)),
+        context=types.CodeActionContext(diagnostics=[])))
+    return res or []
+
+
+async def execute(client: LanguageClient, command: types.Command):
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command.command, arguments=command.arguments))
+
+
+async def wait_message(client: LanguageClient, pred, timeout: float = JOB_TIMEOUT, start: int = 0):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        for m in client.messages[start:]:
+            if pred(m.message):
+                return m
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"no such message in {timeout}s; got {[m.message for m in client.messages]}")
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, ln in enumerate(text.splitlines()) if needle in ln)
+
+
+# --- tests ---------------------------------------------------------------------------------------
+@pytest.mark.asyncio
+async def test_code_actions_inside_module_classes_only(tmp_path):
+    uri = (tmp_path / "mod.py").as_uri()
+    async with lsp("--endpoint", "http://127.0.0.1:9") as client:
+        open_doc(client, uri, MYRELU)
+        acts = await actions_at(client, uri, line_of(MYRELU, "return torch.relu"))
+        assert [a.title for a in acts] == ["Generate Triton kernel for MyReLU"]
+        a = acts[0]
+        assert isinstance(a, types.CodeAction) and a.kind == "refactor.rewrite.tritonrl"
+        assert a.command.command == "tritonrl.generate" and list(a.command.arguments) == [uri, "MyReLU", 1]
+        assert await actions_at(client, uri, 0) == []                       # the import line
+        assert await actions_at(client, uri, line_of(MYRELU, "def get_inputs")) == []
+        # a selection that overlaps the class counts
+        assert len(await actions_at(client, uri, 0, line_of(MYRELU, "class MyReLU"))) == 1
+        # a non-Python document, an unopened URI that does not exist: nothing, and no crash
+        open_doc(client, (tmp_path / "notes.txt").as_uri(), MYRELU, language="plaintext")
+        assert await actions_at(client, (tmp_path / "notes.txt").as_uri(), 5) == []
+        assert await actions_at(client, (tmp_path / "nowhere.py").as_uri(), 5) == []
+        # an unopened file on disk is read from disk
+        disk = tmp_path / "disk.py"
+        disk.write_text(MYRELU)
+        assert len(await actions_at(client, disk.as_uri(), line_of(MYRELU, "class MyReLU"))) == 1
+        # a generate command for an unknown document is a message, and the server keeps answering
+        r = await execute(client, types.Command(title="x", command="tritonrl.generate",
+                                                  arguments=[(tmp_path / "nowhere.py").as_uri(), "A"]))
+        assert r["started"] is False
+        assert len(await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))) == 1
+
+
+@pytest.mark.asyncio
+async def test_generate_verifies_and_offers_the_kernel_file(tmp_path, chat_server):
+    uri = (tmp_path / "mod.py").as_uri()
+    _ChatServer.delay_s = 1.0  # keeps the job busy long enough for the duplicate request below
+    async with lsp(endpoint=chat_server, served_model="served", n=1, turns=1, trials=1, device="cpu") as client:
+        open_doc(client, uri, MYRELU)
+        gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
+        assert (await execute(client, gen)) == {"started": True}
+        # a second request for the same class while the job runs: a message, no second job
+        assert (await execute(client, gen))["started"] is False
+        await wait_message(client, lambda m: "already being generated" in m)
+        # other requests are answered while the job runs
+        assert len(await actions_at(client, uri, 0, 30)) == 1
+
+        done = await wait_message(client, lambda m: "verified Triton kernel" in m or "no verified" in m)
+        assert "1 verified Triton kernel" in done.message, done.message
+        assert "correctness checked by the CPU interpreter, speed not measured" in done.message
+        req = _ChatServer.requests[0]
+        assert req["model"] == "served" and req["n"] == 1
+
+        # progress: begin, reports for generating and verifying, end
+        await asyncio.sleep(0.5)
+        (reports,) = [v for v in client.progress_reports.values() if v]
+        kinds = [r.kind for r in reports]
+        assert kinds[0] == "begin" and kinds[-1] == "end" and "MyReLU" in reports[0].title
+        msgs = [r.message for r in reports if r.kind == "report"]
+        assert any(m.startswith("generating") for m in msgs) and "verifying 1 candidates" in msgs
+
+        acts = await actions_at(client, uri, line_of(MYRELU, "return torch.relu"))
+        titles = [a.title for a in acts]
+        assert titles[0] == "Generate Triton kernel for MyReLU" and titles[-1] == "Reject Triton suggestions"
+        (apply,) = [a for a in acts if a.title.startswith("Apply verified Triton kernel")]
+        # trials=1 at the base shapes, plus the verifier's perturbed-size trials: all of them passed
+        m = re.fullmatch(r"Apply verified Triton kernel \(verified \(speed not measured\), (\d+)/(\d+) trials\)",
+                         apply.title)
+        assert m and m[1] == m[2] and int(m[1]) >= 1, apply.title
+        create, edit = apply.edit.document_changes
+        target = (tmp_path / "mod_triton.py").as_uri()
+        assert isinstance(create, types.CreateFile) and create.uri == target and create.options.overwrite
+        assert isinstance(edit, types.TextDocumentEdit) and edit.text_document.uri == target
+        assert [e.new_text for e in edit.edits] == [GOOD]
+        assert apply.command.command == "tritonrl.apply"
+
+        # applying after the document changed: a message, and the file is still offered
+        assert (await execute(client, apply.command))["stale"] is False
+        n_msgs = len(client.messages)
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=MYRELU + "\n# edited\n")]))
+        r = await execute(client, apply.command)
+        assert r == {"stale": True, "file": target}
+        await wait_message(client, lambda m: "changed since the kernel was generated" in m, start=n_msgs, timeout=10)
+        assert any(a.title.startswith("Apply verified") for a in await actions_at(client, uri, 5))
+
+        # reject: the apply actions go away
+        reject = next(a for a in acts if a.title == "Reject Triton suggestions").command
+        assert (await execute(client, reject)) == {"rejected": True}
+        assert [a.title for a in await actions_at(client, uri, 5)] == ["Generate Triton kernel for MyReLU"]
+
+
+@pytest.mark.asyncio
+async def test_failed_candidates_are_listed_by_layer(tmp_path, chat_server):
+    uri = (tmp_path / "mod.py").as_uri()
+    bad = GOOD.replace("tl.maximum(x, 0.0)", "tl.minimum(x, 0.0)")
+    _ChatServer.replies = ["no code here", answer(bad)]
+    async with lsp("--endpoint", chat_server, "-n", "2", "--turns", "1", "--trials", "1") as client:
+        open_doc(client, uri, MYRELU)
+        gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
+        assert (await execute(client, gen))["started"]
+        m = await wait_message(client, lambda m: "verified" in m)
+        assert m.type == types.MessageType.Warning
+        assert "no verified kernel for MyReLU" in m.message and "1: parse (no-fence)" in m.message
+        assert "2: correctness (" in m.message and "CPU interpreter" in m.message
+        acts = await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))
+        assert [a.title for a in acts] == ["Generate Triton kernel for MyReLU"]
+
+
+@pytest.mark.asyncio
+async def test_module_without_inputs_names_get_inputs(tmp_path, chat_server):
+    uri = (tmp_path / "scale.py").as_uri()
+    async with lsp(endpoint=chat_server, trials=1, n=1, turns=1) as client:
+        open_doc(client, uri, NO_INPUTS)
+        (gen,) = await actions_at(client, uri, line_of(NO_INPUTS, "return x * 2"))
+        assert (await execute(client, gen.command))["started"]
+        m = await wait_message(client, lambda m: "get_inputs" in m, timeout=60)
+        assert m.type == types.MessageType.Warning
+        # the stub to paste goes to the log
+        t0 = time.monotonic()
+        while not any("def get_inputs_Scale" in lm.message for lm in client.log_messages):
+            assert time.monotonic() - t0 < 10, [lm.message for lm in client.log_messages]
+            await asyncio.sleep(0.1)
+        assert _ChatServer.requests == []  # the model was never asked
+
+
+@pytest.mark.asyncio
+async def test_bad_endpoint_and_bad_model_are_errors_and_the_server_stays_up(tmp_path):
+    uri = (tmp_path / "mod.py").as_uri()
+    async with lsp(endpoint="http://127.0.0.1:9", trials=1, n=1, turns=1) as client:
+        open_doc(client, uri, MYRELU)
+        gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
+        assert (await execute(client, gen))["started"]
+        m = await wait_message(client, lambda m: "cannot reach" in m or "failed" in m, timeout=60)
+        assert m.type == types.MessageType.Error and "127.0.0.1:9" in m.message
+        assert len(await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))) == 1
+        # the job slot is free again
+        t0 = time.monotonic()
+        while (await execute(client, gen))["started"] is False:
+            assert time.monotonic() - t0 < 10
+            await asyncio.sleep(0.2)
+
+    async with lsp("--model", str(tmp_path / "no-such-checkpoint"), "--trials", "1") as client:
+        open_doc(client, uri, MYRELU)
+        gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
+        assert (await execute(client, gen))["started"]
+        m = await wait_message(client, lambda m: "cannot load the model" in m, timeout=120)
+        assert m.type == types.MessageType.Error and "not found" in m.message
+        assert len(await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))) == 1
+
+
+def test_sibling_uri_and_settings():
+    from lsp_server.server import Settings, sibling_uri
+
+    assert sibling_uri("file:///a/b/mod.py") == "file:///a/b/mod_triton.py"
+    assert sibling_uri("file:///a/b/my%20mod.py") == "file:///a/b/my%20mod_triton.py"
+    assert sibling_uri("file:///a/b/script") == "file:///a/b/script_triton.py"
+    s = Settings(endpoint="http://x", n=4)
+    s.update({"n": "2", "trials": 1, "servedModel": "m", "unknown": 3})
+    assert (s.n, s.trials, s.served_model, s.endpoint) == (2, 1, "m", "http://x")
+    s.update({"tritonrl": {"device": "cpu"}})
+    s.update(None)
+    assert s.device == "cpu"
