@@ -1,0 +1,1 @@
+"""Training data: the generated corpus (problems, plans, verified Triton candidates) and feedback."""
