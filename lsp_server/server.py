@@ -294,6 +294,9 @@ class TritonRLServer(LanguageServer):
             self.say(f"TritonRL: {len(verified)} verified Triton kernel(s) for {class_name}: use the code action "
                      f"'Apply verified Triton kernel'{note}", types.MessageType.Info)
             return "done"
+        if not res.candidates:
+            self.say(f"TritonRL: the model returned no candidates for {class_name}", types.MessageType.Warning)
+            return "done, no candidates"
         parts = []
         for i, c in enumerate(res.candidates, 1):
             v = c.verdict

@@ -40,13 +40,15 @@ class _ChatServer(BaseHTTPRequestHandler):
     requests: list[dict] = []
     delay_s: float = 0.0
 
+    raw: bytes | None = None  # answer this instead (a broken server)
+
     def do_POST(self):  # noqa: N802 - http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append(body)
         time.sleep(self.delay_s)
         choices = [{"index": i, "message": {"role": "assistant", "content": r}, "finish_reason": "stop"}
                    for i, r in enumerate(self.replies[:body.get("n", 1)])]
-        data = json.dumps({"id": "x", "object": "chat.completion", "choices": choices}).encode()
+        data = self.raw or json.dumps({"id": "x", "object": "chat.completion", "choices": choices}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -61,7 +63,7 @@ class _ChatServer(BaseHTTPRequestHandler):
 def chat_server():
     srv = HTTPServer(("127.0.0.1", 0), _ChatServer)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
-    _ChatServer.requests, _ChatServer.replies, _ChatServer.delay_s = [], [answer(GOOD)], 0.0
+    _ChatServer.requests, _ChatServer.replies, _ChatServer.delay_s, _ChatServer.raw = [], [answer(GOOD)], 0.0, None
     yield f"http://127.0.0.1:{srv.server_address[1]}"
     srv.shutdown()
 
@@ -289,6 +291,65 @@ async def test_bad_endpoint_and_bad_model_are_errors_and_the_server_stays_up(tmp
         m = await wait_message(client, lambda m: "cannot load the model" in m, timeout=120)
         assert m.type == types.MessageType.Error and "not found" in m.message
         assert len(await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))) == 1
+
+
+@pytest.mark.asyncio
+async def test_an_exception_inside_a_job_is_reported_and_the_server_keeps_answering(tmp_path, chat_server):
+    uri = (tmp_path / "mod.py").as_uri()
+    _ChatServer.raw = b"this is not JSON"  # the backend's json.loads raises inside the job thread
+    async with lsp(endpoint=chat_server, trials=1, n=1, turns=1) as client:
+        open_doc(client, uri, MYRELU)
+        gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
+        assert (await execute(client, gen))["started"]
+        m = await wait_message(client, lambda m: "failed" in m, timeout=60)
+        assert m.type == types.MessageType.Error and "JSONDecodeError" in m.message
+        assert len(await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))) == 1
+        assert any("Traceback" in lm.message for lm in client.log_messages)
+        # the progress bar was ended
+        await asyncio.sleep(0.3)
+        assert all(v and v[-1].kind == "end" for v in client.progress_reports.values())
+
+        _ChatServer.raw = json.dumps({"choices": []}).encode()  # a server that answers nothing
+        t0 = time.monotonic()
+        while (await execute(client, gen))["started"] is False:
+            assert time.monotonic() - t0 < 10
+            await asyncio.sleep(0.2)
+        await wait_message(client, lambda m: "no candidates" in m, timeout=60)
+
+
+@pytest.mark.asyncio
+async def test_tcp_transport(tmp_path):
+    import socket
+    import subprocess
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "lsp_server", "--tcp", f"127.0.0.1:{port}",
+                             "--endpoint", "http://127.0.0.1:9"], cwd=ROOT, stderr=subprocess.DEVNULL)
+    client = LanguageClient(converter_factory=_converter)
+    register_lsp_features(client)
+    try:
+        t0 = time.monotonic()
+        while True:
+            try:
+                await client.start_tcp("127.0.0.1", port)
+                break
+            except OSError:
+                assert time.monotonic() - t0 < 30 and proc.poll() is None
+                await asyncio.sleep(0.2)
+        await client.initialize_session(types.InitializeParams(capabilities=CAPS))
+        uri = (tmp_path / "mod.py").as_uri()
+        open_doc(client, uri, MYRELU)
+        acts = await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))
+        assert [a.title for a in acts] == ["Generate Triton kernel for MyReLU"]
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.shutdown_session(), 10)
+        with contextlib.suppress(Exception):
+            await client.stop()
+        proc.kill()
+        proc.wait(10)
 
 
 def test_sibling_uri_and_settings():
