@@ -63,8 +63,9 @@ class Settings:
     n: int = 4
     trials: int | None = None
     turns: int = 2
+    feedback_db: str | None = None   # None: training.feedback.default_path() (per user)
 
-    KEYS = ("model", "endpoint", "served_model", "backend", "device", "n", "trials", "turns")
+    KEYS = ("model", "endpoint", "served_model", "backend", "device", "n", "trials", "turns", "feedback_db")
 
     def update(self, opts: Any) -> None:
         """Merge initializationOptions (flat, or under a "tritonrl" key); unknown keys are ignored."""
@@ -76,6 +77,8 @@ class Settings:
             v = opts.get(k)
             if v is None and k == "served_model":
                 v = opts.get("servedModel")
+            if v is None and k == "feedback_db":
+                v = opts.get("feedbackDb")
             if v is None:
                 continue
             if k in ("n", "trials", "turns"):
@@ -89,6 +92,7 @@ class JobResult:
     class_name: str
     version: int | None            # the document version the job started from
     verified: list                 # training.suggest.Candidate, best first
+    ids: list = field(default_factory=list)  # their rows in the feedback store ('' when not logged)
 
 
 @dataclass
@@ -124,6 +128,37 @@ class TritonRLServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self.client_progress = False
+        self._feedback = None
+
+    # -- feedback store: what was shown and what the user did; never allowed to break a request --
+    def feedback(self):
+        if self._feedback is None:
+            from training.feedback import FeedbackStore
+
+            self._feedback = FeedbackStore(self.settings.feedback_db)
+            self.note(f"TritonRL feedback store: {self._feedback.path}")
+        return self._feedback
+
+    def _log_shown(self, res, uri: str, class_name: str, problem: str) -> list[str]:
+        ids = []
+        for c in res:
+            try:
+                ids.append(self.feedback().record_shown(
+                    problem=problem, prompt=c.prompt, response=c.response, code=c.code, verdict=c.verdict,
+                    model_id=self._model_id(), uri=uri, class_name=class_name))
+            except Exception:
+                log.exception("feedback store")
+                ids.append("")
+        return ids
+
+    def _decide(self, ids: list[str], decision: str, only_undecided: bool = False) -> None:
+        try:
+            self.feedback().decide([i for i in ids if i], decision, only_undecided=only_undecided)
+        except Exception:
+            log.exception("feedback store")
+
+    def _model_id(self) -> str:
+        return getattr(self._backend, "model_id", "") or self.settings.model or self.settings.endpoint or ""
 
     # -- sending from job threads: every write goes through the event loop's thread ---------------
     def _call(self, fn, *args) -> None:
@@ -289,8 +324,13 @@ class TritonRLServer(LanguageServer):
         for i, c in enumerate(res.candidates, 1):
             self.note(f"{class_name} candidate {i} (turn {c.turn}): {c.label}")
         if verified:
+            shown = verified[:MAX_APPLY]
+            ids = self._log_shown(shown, uri, class_name, problem)
             with self.state.lock:
-                self.state.results[(uri, class_name)] = JobResult(uri, class_name, version, verified[:MAX_APPLY])
+                old = self.state.results.get((uri, class_name))
+                self.state.results[(uri, class_name)] = JobResult(uri, class_name, version, shown, ids)
+            if old is not None:  # replaced by a newer job: what was never applied counts as rejected
+                self._decide(old.ids, "rejected", only_undecided=True)
             self.say(f"TritonRL: {len(verified)} verified Triton kernel(s) for {class_name}: use the code action "
                      f"'Apply verified Triton kernel'{note}", types.MessageType.Info)
             return "done"
@@ -328,7 +368,7 @@ class TritonRLServer(LanguageServer):
             if res is None:
                 continue
             target = sibling_uri(uri)
-            for c in res.verified:
+            for i, c in enumerate(res.verified):
                 t = c.verdict.trials
                 title = f"Apply verified Triton kernel ({c.label}, {t.get('passed', 0)}/{t.get('run', 0)} trials)"
                 edit = types.WorkspaceEdit(document_changes=[
@@ -340,13 +380,16 @@ class TritonRLServer(LanguageServer):
                 ])
                 out.append(types.CodeAction(title=title, kind=KIND, edit=edit,
                                             command=types.Command(title=title, command=CMD_APPLY,
-                                                                          arguments=[uri, name, res.version])))
+                                                                  arguments=[uri, name, res.version,
+                                                                             res.ids[i] if i < len(res.ids) else ""])))
             out.append(types.CodeAction(title="Reject Triton suggestions", kind=KIND,
                                         command=types.Command(title="Reject Triton suggestions", command=CMD_REJECT,
                                                               arguments=[uri, name])))
         return out
 
-    def applied(self, uri: str, class_name: str, job_version: Any = None) -> dict:
+    def applied(self, uri: str, class_name: str, job_version: Any = None, suggestion_id: str = "") -> dict:
+        if suggestion_id:
+            self._decide([suggestion_id], "accepted")
         got = self.python_source(uri)
         now = got[1] if got else None
         target = sibling_uri(uri)
@@ -360,8 +403,10 @@ class TritonRLServer(LanguageServer):
 
     def reject(self, uri: str, class_name: str) -> dict:
         with self.state.lock:
-            had = self.state.results.pop((uri, class_name), None) is not None
+            res = self.state.results.pop((uri, class_name), None)
+        had = res is not None
         if had:
+            self._decide(res.ids, "rejected", only_undecided=True)
             self.say(f"TritonRL: suggestions for {class_name} rejected")
         return {"rejected": had}
 
@@ -404,7 +449,8 @@ def build_server(settings: Settings | None = None, backend_factory=None) -> Trit
     @server.command(CMD_APPLY)
     def apply(ls, *args):
         try:
-            return ls.applied(args[0], args[1], args[2] if len(args) > 2 else None)
+            return ls.applied(args[0], args[1], args[2] if len(args) > 2 else None,
+                              args[3] if len(args) > 3 else "")
         except Exception:
             log.exception("apply")
             return None

@@ -178,7 +178,9 @@ async def test_code_actions_inside_module_classes_only(tmp_path):
 async def test_generate_verifies_and_offers_the_kernel_file(tmp_path, chat_server):
     uri = (tmp_path / "mod.py").as_uri()
     _ChatServer.delay_s = 1.0  # keeps the job busy long enough for the duplicate request below
-    async with lsp(endpoint=chat_server, served_model="served", n=1, turns=1, trials=1, device="cpu") as client:
+    db = tmp_path / "feedback.sqlite3"
+    async with lsp(endpoint=chat_server, served_model="served", n=1, turns=1, trials=1, device="cpu",
+                   feedback_db=str(db)) as client:
         open_doc(client, uri, MYRELU)
         gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
         assert (await execute(client, gen)) == {"started": True}
@@ -217,8 +219,16 @@ async def test_generate_verifies_and_offers_the_kernel_file(tmp_path, chat_serve
         assert [e.new_text for e in edit.edits] == [GOOD]
         assert apply.command.command == "tritonrl.apply"
 
+        # the suggestion shown is in the feedback store; applying it records the acceptance
+        from training.feedback import FeedbackStore
+
+        (row,) = FeedbackStore(db).rows()
+        assert row["decision"] == "ignored" and row["class_name"] == "MyReLU" and row["code"] == GOOD
+        assert row["ok"] == 1 and "class MyReLU" in row["problem"] and row["prompt"] and row["model_id"] == "served"
+
         # applying after the document changed: a message, and the file is still offered
         assert (await execute(client, apply.command))["stale"] is False
+        assert FeedbackStore(db).rows()[0]["decision"] == "accepted"
         n_msgs = len(client.messages)
         client.text_document_did_change(types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
@@ -231,6 +241,7 @@ async def test_generate_verifies_and_offers_the_kernel_file(tmp_path, chat_serve
         # reject: the apply actions go away
         reject = next(a for a in acts if a.title == "Reject Triton suggestions").command
         assert (await execute(client, reject)) == {"rejected": True}
+        assert FeedbackStore(db).rows()[0]["decision"] == "accepted"  # an applied suggestion stays accepted
         assert [a.title for a in await actions_at(client, uri, 5)] == ["Generate Triton kernel for MyReLU"]
 
 
