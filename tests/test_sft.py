@@ -61,3 +61,21 @@ def test_corpus_is_verified_and_described():
     rows = [json.loads(x) for x in CORPUS.read_text().splitlines()]
     assert len(rows) >= 32 and all({"problem", "plan", "candidate", "response", "family"} <= set(r) for r in rows)
     assert (ROOT / "data" / "README.md").exists()
+
+
+def test_feedback_ingestion_dedupes(tmp_path):
+    from training.feedback import FeedbackStore
+
+    first = read_samples([str(CORPUS)])[0]
+    db = tmp_path / "fb.sqlite3"
+    st = FeedbackStore(db)
+    ok = {"ok": True, "stage": "done"}
+    a = st.record_shown(problem="NEW PROBLEM", response="NEW RESPONSE", code="c", verdict=ok)
+    b = st.record_shown(problem=first["problem"], response=first["response"], code="c", verdict=ok)  # duplicate
+    c = st.record_shown(problem="REJECTED", response="R", code="c", verdict=ok)
+    d = st.record_shown(problem="UNVERIFIED", response="R", code="c", verdict={"ok": False})
+    st.decide([a, b, d], "accepted")
+    st.decide(c, "rejected")
+    base = read_samples([str(CORPUS)])
+    merged = read_samples([str(CORPUS)], str(db))
+    assert len(merged) == len(base) + 1 and merged[-1]["problem"] == "NEW PROBLEM"

@@ -1,7 +1,7 @@
 """Supervised fine-tuning on verified samples: `python -m training.sft`.
 
     python -m training.sft [--config tiny|small|FILE.json] [--model HF_DIR [--lora]] [--data A.jsonl ...]
-                           [--out DIR] [--max-steps N]
+                           [--feedback FEEDBACK.sqlite3] [--out DIR] [--max-steps N]
 
 TRL's SFTTrainer on prompt-completion pairs: the prompt is the one shared prompt format
 (`training.prompts`), the completion the plan + code response, and the loss is on the completion
@@ -35,18 +35,20 @@ def load_config(name: str) -> dict:
     return {**CONFIGS["tiny"], **json.loads(Path(name).read_text())}
 
 
-def read_samples(paths: list[str]) -> list[dict]:
-    """Samples from JSONL files (problem + response), de-duplicated on (problem, response)."""
+def read_samples(paths: list[str], feedback_db: str | None = None) -> list[dict]:
+    """Samples from JSONL files and, when given, the feedback store's accepted and verified
+    suggestions; de-duplicated on (problem, response)."""
+    rows = [json.loads(line) for p in paths for line in Path(p).read_text().splitlines() if line.strip()]
+    if feedback_db:
+        from .feedback import sft_samples
+
+        rows += sft_samples(feedback_db)
     seen, out = set(), []
-    for p in paths:
-        for line in Path(p).read_text().splitlines():
-            if not line.strip():
-                continue
-            s = json.loads(line)
-            key = (s["problem"], s["response"])
-            if key not in seen:
-                seen.add(key)
-                out.append(s)
+    for s in rows:
+        key = (s["problem"], s["response"])
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
     return out
 
 
@@ -88,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", help="start from this Hugging Face checkpoint instead of a new small model")
     ap.add_argument("--lora", action="store_true", help="train a LoRA adapter (peft) on --model")
     ap.add_argument("--data", nargs="*", help="JSONL corpora (default: the config's)")
+    ap.add_argument("--feedback", help="also train on accepted, verified suggestions from this feedback store")
     ap.add_argument("--out", default="runs/sft")
     ap.add_argument("--max-steps", type=int)
     ap.add_argument("--seed", type=int, default=0)
@@ -103,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    samples = read_samples(args.data or cfg["data"])
+    samples = read_samples(args.data or cfg["data"], args.feedback)
     if not samples:
         raise SystemExit("no training samples")
     tok_dir = out / "tokenizer"
