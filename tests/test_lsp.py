@@ -7,14 +7,14 @@ import contextlib
 import json
 import re
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Union
 
 import pytest
 from lsprotocol import types
 
+from chat_server import ChatServer as _ChatServer
+from chat_server import start as start_chat_server
 from conftest import CORPUS, ROOT
 
 pytest_lsp = pytest.importorskip("pytest_lsp")
@@ -35,36 +35,11 @@ def answer(code: str) -> str:
 
 
 # --- a local OpenAI-compatible server ------------------------------------------------------------
-class _ChatServer(BaseHTTPRequestHandler):
-    replies: list[str] = []
-    requests: list[dict] = []
-    delay_s: float = 0.0
-
-    raw: bytes | None = None  # answer this instead (a broken server)
-
-    def do_POST(self):  # noqa: N802 - http.server's naming
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(body)
-        time.sleep(self.delay_s)
-        choices = [{"index": i, "message": {"role": "assistant", "content": r}, "finish_reason": "stop"}
-                   for i, r in enumerate(self.replies[:body.get("n", 1)])]
-        data = self.raw or json.dumps({"id": "x", "object": "chat.completion", "choices": choices}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *a):
-        pass
-
-
 @pytest.fixture()
 def chat_server():
-    srv = HTTPServer(("127.0.0.1", 0), _ChatServer)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    _ChatServer.requests, _ChatServer.replies, _ChatServer.delay_s, _ChatServer.raw = [], [answer(GOOD)], 0.0, None
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv, url = start_chat_server()
+    _ChatServer.reset([answer(GOOD)])
+    yield url
     srv.shutdown()
 
 
@@ -193,7 +168,7 @@ async def test_generate_verifies_and_offers_the_kernel_file(tmp_path, chat_serve
         done = await wait_message(client, lambda m: "verified Triton kernel" in m or "no verified" in m)
         assert "1 verified Triton kernel" in done.message, done.message
         assert "correctness checked by the CPU interpreter, speed not measured" in done.message
-        req = _ChatServer.requests[0]
+        req = _ChatServer.requests[0]["body"]
         assert req["model"] == "served" and req["n"] == 1
 
         # progress: begin, reports for generating and verifying, end

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
-from pathlib import Path
 
 import pytest
 
+from chat_server import ChatServer as _ChatServer
+from chat_server import start as start_chat_server
 from conftest import CORPUS, ROOT
 from training import prompts
 from training.backends import Completion, GenerationConfig, OpenAIBackend, TransformersBackend
@@ -98,32 +97,11 @@ def test_tiny_transformers_model_runs_the_whole_pipeline(tiny_model):
     assert all(c.prompt and "RMSNorm" in c.prompt for c in res.candidates)
 
 
-class _ChatServer(BaseHTTPRequestHandler):
-    replies: list[dict] = []
-    requests: list[dict] = []
-
-    def do_POST(self):  # noqa: N802 - http.server's naming
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-        choices = [{"index": i, "message": {"role": "assistant", "content": r["text"]},
-                    "finish_reason": r.get("finish", "stop")} for i, r in enumerate(self.replies[:body["n"]])]
-        data = json.dumps({"id": "x", "object": "chat.completion", "choices": choices}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *a):
-        pass
-
-
 @pytest.fixture()
 def chat_server():
-    srv = HTTPServer(("127.0.0.1", 0), _ChatServer)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    _ChatServer.requests = []
-    yield srv, f"http://127.0.0.1:{srv.server_address[1]}"
+    srv, url = start_chat_server()
+    _ChatServer.reset()
+    yield srv, url
     srv.shutdown()
 
 
