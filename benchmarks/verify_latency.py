@@ -21,8 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from verifier import VerifyConfig, verify, verify_batch  # noqa: E402
-from verifier.pool import POOL  # noqa: E402
-from verifier.runner import _limits  # noqa: E402
+from verifier.runner import prewarm  # noqa: E402
 
 PROBLEM = '''import torch
 import torch.nn as nn
@@ -84,8 +83,7 @@ def measure(cfg: VerifyConfig, reps: int, rows: list, tag: str) -> tuple[float, 
 
     def timed(label, fn):
         if cfg.pool:  # let the pool refill between measurements, as it does between user requests
-            POOL.prewarm("reference", cfg.device, _limits(cfg), 1)
-            POOL.prewarm("candidate", cfg.device, _limits(cfg), cfg.max_parallel)
+            prewarm(cfg)
         t0 = time.monotonic()
         res = fn()
         dt = time.monotonic() - t0

@@ -5,7 +5,6 @@ exactly as the language server and the trainer use the verifier.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
 

@@ -1,7 +1,6 @@
 """Layer 3 on hostile code: each run ends in a named outcome and nothing reaches the host."""
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess

@@ -103,7 +103,6 @@ class Reference:
     """The reference worker's products, kept outside every candidate's reach."""
 
     worker: Worker
-    dir: Path
     outputs: list
     shapes: list
     timing: dict
@@ -119,6 +118,14 @@ def _worker(kind: str, cfg: VerifyConfig) -> Worker:
     if cfg.pool:
         return POOL.get(kind, cfg.device, _limits(cfg), cfg.max_parallel if kind == "candidate" else 1, base)
     return spawn(kind, cfg.device, _limits(cfg), base)
+
+
+def prewarm(config: VerifyConfig | None = None) -> None:
+    """Fill the warm pool for this config now (servers and benchmarks call it before the first job)."""
+    cfg = (config or VerifyConfig(pool=True)).resolved()
+    base = os.environ.get("TRITONRL_TMPDIR")
+    POOL.prewarm("reference", cfg.device, _limits(cfg), 1, base)
+    POOL.prewarm("candidate", cfg.device, _limits(cfg), cfg.max_parallel, base)
 
 
 def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
@@ -142,7 +149,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     else:
         res = w.finish(0 if msg is None and w.alive() else cfg.timeout_s)
     d = w.work
-    ref = Reference(w, d, [], [], {})
+    ref = Reference(w, [], [], {})
     if (d / "error.json").exists():
         err = json.loads((d / "error.json").read_text())
         w.close()
@@ -291,7 +298,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig) -
     d = w.work
     with _gpu_lock(shared=True, device=cfg.device):  # the job starts only when no timing phase runs
         w.dispatch(json.dumps({"device": cfg.device, "time": timed}), files={"candidate.py": src},
-                   inbox={"for_candidate.pt": ref.dir / "for_candidate.pt"})
+                   inbox={"for_candidate.pt": ref.worker.work / "for_candidate.pt"})
         msg = w.wait_message(cfg.timeout_s) if timed else None
         ready = msg == b"R"
         res = None if ready else w.finish(cfg.timeout_s)

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 SANDBOX_WORK = "/sandbox/work"

@@ -107,8 +107,8 @@ class _Aliases:
 
 
 class _Checker:
-    def __init__(self, tree: ast.Module, src: str):
-        self.tree, self.src = tree, src
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
         self.findings: list[Finding] = []
         self.aliases = _Aliases()
         self.functions: dict[str, ast.FunctionDef] = {}
@@ -433,7 +433,7 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
                                        f"takes {ra}..{ta}", b.lineno if b else cls.lineno))
     if out:
         return out
-    c = _Checker(tree, candidate_src)
+    c = _Checker(tree)
     c.collect()
     if not c.kernels:
         c.add("no-triton-kernel", "candidate defines no @triton.jit kernel", None)
