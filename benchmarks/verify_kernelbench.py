@@ -1,6 +1,6 @@
 """Verify the honest and cheating KernelBench level-1 candidates and print a results table.
 
-    python benchmarks/verify_kernelbench.py [--level1 DIR] [--device auto|cuda|cpu] [--trials N] [--out DIR]
+    python benchmarks/verify_kernelbench.py [--level1 DIR] [--device auto|cuda|cpu] [--trials N] [--only IDS] [--pool] [--out DIR]
 
 On the H200 this runs the problems at their real sizes; on CPU the verifier scales them down.
 Candidates live in benchmarks/kernelbench_l1/{honest,cheats}; the problems are read from
@@ -63,6 +63,7 @@ def main() -> int:
     ap.add_argument("--trials", type=int, default=None)
     ap.add_argument("--only", default="", help="comma-separated problem ids")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--pool", action="store_true", help="reuse warm sandboxed workers between problems")
     args = ap.parse_args()
     level1 = Path(args.level1)
     cands = HERE / "kernelbench_l1"
@@ -76,7 +77,7 @@ def main() -> int:
         files = [honest] + sorted((cands / "cheats").glob(f"{honest.stem}__*.py"))
         t0 = time.monotonic()
         vs = verify_batch(problem.read_text(), [f.read_text() for f in files],
-                          VerifyConfig(device=args.device, trials=args.trials))
+                          VerifyConfig(device=args.device, trials=args.trials, pool=args.pool))
         dt = time.monotonic() - t0
         for f, v in zip(files, vs):
             exp = expected(f)

@@ -58,7 +58,9 @@ class TransformersBackend:
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:  # pragma: no cover - dev installs have it
             raise BackendError(f"the transformers backend needs `pip install transformers` ({e})") from None
-        path = Path(model_path)
+        from .checkpoints import resolve
+
+        path = resolve(model_path)  # a training run directory loads its newest published checkpoint
         if not path.is_dir():
             raise BackendError(f"model directory not found: {model_path}")
         self.device = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device

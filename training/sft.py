@@ -17,7 +17,7 @@ import json
 import os
 from pathlib import Path
 
-from . import prompts
+from . import checkpoints, prompts
 
 CONFIGS = {
     # a few steps on CPU in well under 5 minutes (CI runs it)
@@ -146,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer.save_pretrained(str(final))
     (final / "tritonrl.json").write_text(json.dumps({"stage": "sft", "config": args.config, "samples": len(samples),
                                                      "steps": trainer.state.global_step}, indent=1))
+    checkpoints.publish(out, final, stage="sft", step=trainer.state.global_step)
     print(f"saved {final} after {trainer.state.global_step} steps on {len(samples)} samples")
     return 0
 
