@@ -5,7 +5,8 @@ import argparse
 import logging
 import sys
 
-from .server import Settings, build_server
+from .features import build_server
+from .settings import Settings
 
 
 def parse_args(argv=None) -> argparse.Namespace:

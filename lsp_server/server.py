@@ -38,17 +38,18 @@ notification ``tritonrl/modelChanged`` {model_id, path, step?}. A failed load ke
 
 Settings (lsp_server/settings.py): command line, then initializationOptions, then the client's
 ``workspace/configuration`` section ``tritonrl``, read again on ``workspace/didChangeConfiguration``.
+
+Layout: this module is the behaviour; lsp_server/features.py wires LSP messages to it;
+lsp_server/jobs.py holds the job records; lsp_server/reload.py the checkpoint watcher.
 """
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import re
 import threading
 import traceback
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlparse, urlunparse
@@ -59,10 +60,11 @@ from pygls.lsp.server import LanguageServer
 from training import checkpoints
 from training.extract import ExtractError, NeedsInputs, modules_in
 
+from .jobs import Job, JobCancelled, JobResult, JobTable
 from .reload import CheckpointWatcher
 from .settings import SECTION, Settings
 
-__all__ = ["Settings", "TritonRLServer", "build_server", "sibling_uri"]
+__all__ = ["Settings", "TritonRLServer", "sibling_uri"]
 
 log = logging.getLogger("tritonrl.lsp")
 
@@ -75,40 +77,6 @@ CMD_STATUS = "tritonrl.status"
 MODEL_CHANGED = "tritonrl/modelChanged"
 MAX_APPLY = 3
 CPU_NOTE = "correctness checked by the CPU interpreter, speed not measured"
-
-
-class JobCancelled(Exception):
-    """The user cancelled the job; raised at the next boundary (before generating / verifying)."""
-
-
-@dataclass
-class Job:
-    uri: str
-    class_name: str
-    cancel: threading.Event = field(default_factory=threading.Event)
-    done: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)  # -> how it ended
-    token: str | None = None       # its work-done progress token
-
-    def check(self) -> None:
-        if self.cancel.is_set():
-            raise JobCancelled()
-
-
-@dataclass
-class JobResult:
-    uri: str
-    class_name: str
-    version: int | None            # the document version the job started from
-    verified: list                 # training.suggest.Candidate, best first
-    ids: list = field(default_factory=list)  # their rows in the feedback store ('' when not logged)
-
-
-@dataclass
-class _State:
-    running: dict = field(default_factory=dict)       # (uri, class) -> Job in flight
-    by_token: dict = field(default_factory=dict)      # progress token -> Job
-    results: dict = field(default_factory=dict)       # (uri, class) -> JobResult
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 def sibling_uri(uri: str) -> str:
@@ -136,7 +104,7 @@ class TritonRLServer(LanguageServer):
     def __init__(self, settings: Settings | None = None):
         super().__init__("tritonrl-lsp", "0.1.0")
         self.settings = settings or Settings()
-        self.state = _State()
+        self.state = JobTable()
         self._backend = None
         self._backend_lock = threading.Lock()
         self._serving_path: str | None = None   # the checkpoint folder that serves (model runs only)
@@ -555,107 +523,3 @@ class TritonRLServer(LanguageServer):
         return {"model_id": self._model_id(), "loaded": self._backend is not None,
                 "watching": str(self._watcher.run_dir) if self._watcher else None,
                 "settings": self.settings.to_dict(), "jobs": jobs}
-
-
-def _guard(name: str, default: Any = None):
-    """Wrap a command: bad arguments or any exception become a message and a plain answer."""
-    def wrap(fn):
-        def run(ls: TritonRLServer, *args):
-            try:
-                return fn(ls, *args)
-            except Exception as e:
-                log.exception(name)
-                ls.say(f"TritonRL: {name} failed: {type(e).__name__}: {e}", types.MessageType.Error)
-                return default
-        return run
-    return wrap
-
-
-def build_server(settings: Settings | None = None) -> TritonRLServer:
-    """The server with its features; `settings` come from the command line."""
-    server = TritonRLServer(settings)
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: TritonRLServer, params: types.InitializeParams):
-        ls.loop = asyncio.get_running_loop()
-        ls._loop_thread = threading.get_ident()
-        ls.settings.update(params.initialization_options)  # bad values: told once `initialized` can show them
-        caps = params.capabilities
-        ls.client_progress = bool(caps and caps.window and caps.window.work_done_progress)
-        ls.client_config = bool(caps and caps.workspace and caps.workspace.configuration)
-        log.info("settings: %s", ls.settings)
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: TritonRLServer, params: types.InitializedParams):
-        await ls.pull_configuration("workspace/configuration")
-        ls.started = True
-        ls.watch_model()
-        ls.note(f"TritonRL serves {ls._model_id() or 'no model (set model or endpoint)'}")
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: TritonRLServer, params: types.DidChangeConfigurationParams):
-        if not await ls.pull_configuration("workspace/configuration"):
-            ls.apply_settings(params.settings, "workspace/didChangeConfiguration")
-
-    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
-    def progress_cancel(ls: TritonRLServer, params: types.WorkDoneProgressCancelParams):
-        ls.cancel_token(params.token)
-
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: TritonRLServer, *args):
-        ls.stop_watching()
-        with ls.state.lock:
-            jobs = list(ls.state.running.values())
-        for job in jobs:
-            job.cancel.set()
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                    types.CodeActionOptions(code_action_kinds=[KIND], resolve_provider=False))
-    def code_action(ls: TritonRLServer, params: types.CodeActionParams):
-        try:
-            return ls.code_actions(params) or None
-        except Exception:
-            log.exception("codeAction")
-            ls.note(f"TritonRL codeAction failed:\n{traceback.format_exc()}", types.MessageType.Error)
-            return None
-
-    @server.command(CMD_GENERATE)
-    async def generate(ls: TritonRLServer, *args):
-        """[uri, class, version?, {"wait": bool}?]: with wait, answer when the job ends ({"outcome"}),
-        and a $/cancelRequest for this request cancels the job."""
-        try:
-            opts = args[3] if len(args) > 3 and isinstance(args[3], dict) else {}
-            res, job = ls.start_generate(args[0], args[1], args[2] if len(args) > 2 else None)
-        except Exception as e:
-            log.exception("generate")
-            ls.say(f"TritonRL: cannot start: {type(e).__name__}: {e}", types.MessageType.Error)
-            return {"started": False, "reason": str(e)}
-        if job is None or not opts.get("wait"):
-            return res
-        # pygls keeps the future of each request in flight; $/cancelRequest cancels it
-        request = ls.protocol._request_futures.get(ls.protocol.msg_id)
-        if request is not None:
-            request.add_done_callback(lambda f: f.cancelled() and ls.cancel(job))
-        return {"started": True, "outcome": await asyncio.wrap_future(job.done)}
-
-    @server.command(CMD_APPLY)
-    @_guard("apply")
-    def apply(ls: TritonRLServer, *args):
-        return ls.applied(args[0], args[1], args[2] if len(args) > 2 else None, args[3] if len(args) > 3 else "")
-
-    @server.command(CMD_REJECT)
-    @_guard("reject")
-    def reject(ls: TritonRLServer, *args):
-        return ls.reject(args[0], args[1])
-
-    @server.command(CMD_CANCEL)
-    @_guard("cancel", {"cancelled": False})
-    def cancel(ls: TritonRLServer, *args):
-        return {"cancelled": ls.cancel_class(args[0], args[1])}
-
-    @server.command(CMD_STATUS)
-    @_guard("status")
-    def status(ls: TritonRLServer, *args):
-        return ls.status()
-
-    return server
