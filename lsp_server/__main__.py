@@ -5,13 +5,15 @@ import argparse
 import logging
 import sys
 
-from .server import Settings, build_server
+from .features import build_server
+from .settings import Settings
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="tritonrl-lsp", description=__doc__)
     src = ap.add_argument_group("model (initializationOptions may also set these)")
-    src.add_argument("--model", help="a Hugging Face model directory (checkpoint or LoRA adapter)")
+    src.add_argument("--model", help="a Hugging Face model directory (checkpoint or LoRA adapter), or a training "
+                                      "run directory: its published checkpoints are watched and reloaded")
     src.add_argument("--backend", default="auto", choices=["auto", "transformers", "vllm"])
     src.add_argument("--endpoint", help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
     src.add_argument("--served-model", help="the model name the endpoint serves")
@@ -20,6 +22,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("-n", type=int, default=4, help="candidates per turn")
     ap.add_argument("--turns", type=int, default=2, help="refinement turns while none verifies")
     ap.add_argument("--trials", type=int, default=None, help="verifier trials (default: 3 CPU, 2 GPU)")
+    ap.add_argument("--verify-timeout", type=float, default=None, help="seconds per sandboxed verification phase")
+    ap.add_argument("--max-new-tokens", type=int, default=2048, help="tokens per candidate")
+    ap.add_argument("--feedback-db", help="the feedback store (default: per user, see training.feedback)")
     ap.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default; accepted "
                                                          "because vscode-languageclient appends it)")
     ap.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead of stdio")
@@ -33,7 +38,8 @@ def main(argv=None) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)  # pygls logs every message at INFO
     settings = Settings(model=a.model, endpoint=a.endpoint, served_model=a.served_model, backend=a.backend,
-                        device=a.device, n=a.n, trials=a.trials, turns=a.turns)
+                        device=a.device, n=a.n, trials=a.trials, turns=a.turns, verify_timeout_s=a.verify_timeout,
+                        max_new_tokens=a.max_new_tokens, feedback_db=a.feedback_db)
     server = build_server(settings)
     if a.tcp:
         host, _, port = a.tcp.rpartition(":")

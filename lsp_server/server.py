@@ -25,23 +25,46 @@ command then only warns; see ``tritonrl.apply``).
 Each apply action also carries the command ``tritonrl.apply [uri, class, version]``, which the
 client runs after applying the edit; it compares the document's version with the version the job
 started from and says so when they differ (the kernel was verified against the older text).
+
+Cancelling: the job's progress is cancellable (``window/workDoneProgress/cancel``); so is a
+``tritonrl.generate`` request sent with the option ``{"wait": true}`` (it answers when the job ends,
+and ``$/cancelRequest`` cancels the job), and ``tritonrl.cancel [uri, class]``. A cancelled job stops
+at the next boundary (before generating, before verifying), reports "cancelled" and shows nothing.
+
+Model reload: with ``--model RUN`` (a training run directory) the server watches ``RUN/LATEST``
+(lsp_server/reload.py); a newly published checkpoint is loaded in a background thread and serves
+from the next job on (a running job keeps its model); the client gets a message and the
+notification ``tritonrl/modelChanged`` {model_id, path, step?}. A failed load keeps the old model.
+
+Settings (lsp_server/settings.py): command line, then initializationOptions, then the client's
+``workspace/configuration`` section ``tritonrl``, read again on ``workspace/didChangeConfiguration``.
+
+Layout: this module is the behaviour; lsp_server/features.py wires LSP messages to it;
+lsp_server/jobs.py holds the job records; lsp_server/reload.py the checkpoint watcher.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 import traceback
 import uuid
-from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlparse, urlunparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from training import checkpoints
 from training.extract import ExtractError, NeedsInputs, modules_in
+
+from .jobs import Job, JobCancelled, JobResult, JobTable
+from .reload import CheckpointWatcher
+from .settings import SECTION, Settings
+
+__all__ = ["Settings", "TritonRLServer", "sibling_uri"]
 
 log = logging.getLogger("tritonrl.lsp")
 
@@ -49,57 +72,11 @@ KIND = "refactor.rewrite.tritonrl"
 CMD_GENERATE = "tritonrl.generate"
 CMD_APPLY = "tritonrl.apply"
 CMD_REJECT = "tritonrl.reject"
+CMD_CANCEL = "tritonrl.cancel"
+CMD_STATUS = "tritonrl.status"
+MODEL_CHANGED = "tritonrl/modelChanged"
 MAX_APPLY = 3
 CPU_NOTE = "correctness checked by the CPU interpreter, speed not measured"
-
-
-@dataclass
-class Settings:
-    model: str | None = None
-    endpoint: str | None = None
-    served_model: str | None = None
-    backend: str = "auto"
-    device: str = "auto"
-    n: int = 4
-    trials: int | None = None
-    turns: int = 2
-    feedback_db: str | None = None   # None: training.feedback.default_path() (per user)
-
-    KEYS = ("model", "endpoint", "served_model", "backend", "device", "n", "trials", "turns", "feedback_db")
-
-    def update(self, opts: Any) -> None:
-        """Merge initializationOptions (flat, or under a "tritonrl" key); unknown keys are ignored."""
-        if not isinstance(opts, dict):
-            return
-        if isinstance(opts.get("tritonrl"), dict):
-            opts = {**opts, **opts["tritonrl"]}
-        for k in self.KEYS:
-            v = opts.get(k)
-            if v is None and k == "served_model":
-                v = opts.get("servedModel")
-            if v is None and k == "feedback_db":
-                v = opts.get("feedbackDb")
-            if v is None:
-                continue
-            if k in ("n", "trials", "turns"):
-                v = int(v)
-            setattr(self, k, v)
-
-
-@dataclass
-class JobResult:
-    uri: str
-    class_name: str
-    version: int | None            # the document version the job started from
-    verified: list                 # training.suggest.Candidate, best first
-    ids: list = field(default_factory=list)  # their rows in the feedback store ('' when not logged)
-
-
-@dataclass
-class _State:
-    running: set = field(default_factory=set)         # (uri, class) with a job in flight
-    results: dict = field(default_factory=dict)       # (uri, class) -> JobResult
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 def sibling_uri(uri: str) -> str:
@@ -117,17 +94,27 @@ def _is_python(doc) -> bool:
     return urlparse(doc.uri).path.endswith((".py", ".pyi"))
 
 
+def _why(e: Exception) -> str:
+    from training.backends import BackendError
+
+    return str(e) if isinstance(e, BackendError) else f"{type(e).__name__}: {e}"
+
+
 class TritonRLServer(LanguageServer):
-    def __init__(self, settings: Settings | None = None, backend_factory=None):
+    def __init__(self, settings: Settings | None = None):
         super().__init__("tritonrl-lsp", "0.1.0")
         self.settings = settings or Settings()
-        self.state = _State()
+        self.state = JobTable()
         self._backend = None
         self._backend_lock = threading.Lock()
-        self._backend_factory = backend_factory   # tests of the server object may inject one
+        self._serving_path: str | None = None   # the checkpoint folder that serves (model runs only)
+        self._reload_lock = threading.Lock()
+        self._watcher: CheckpointWatcher | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self.client_progress = False
+        self.client_config = False              # the client answers workspace/configuration
+        self.started = False                    # `initialized` received
         self._feedback = None
 
     # -- feedback store: what was shown and what the user did; never allowed to break a request --
@@ -139,13 +126,13 @@ class TritonRLServer(LanguageServer):
             self.note(f"TritonRL feedback store: {self._feedback.path}")
         return self._feedback
 
-    def _log_shown(self, res, uri: str, class_name: str, problem: str) -> list[str]:
+    def _log_shown(self, res, uri: str, class_name: str, problem: str, model_id: str) -> list[str]:
         ids = []
         for c in res:
             try:
                 ids.append(self.feedback().record_shown(
                     problem=problem, prompt=c.prompt, response=c.response, code=c.code, verdict=c.verdict,
-                    model_id=self._model_id(), uri=uri, class_name=class_name))
+                    model_id=model_id, uri=uri, class_name=class_name))
             except Exception:
                 log.exception("feedback store")
                 ids.append("")
@@ -158,7 +145,8 @@ class TritonRLServer(LanguageServer):
             log.exception("feedback store")
 
     def _model_id(self) -> str:
-        return getattr(self._backend, "model_id", "") or self.settings.model or self.settings.endpoint or ""
+        s = self.settings
+        return getattr(self._backend, "model_id", "") or self._serving_path or s.model or s.endpoint or ""
 
     # -- sending from job threads: every write goes through the event loop's thread ---------------
     def _call(self, fn, *args) -> None:
@@ -182,20 +170,106 @@ class TritonRLServer(LanguageServer):
         log.info("logMessage: %s", message)
         self._call(self.window_log_message, types.LogMessageParams(type=kind, message=message))
 
-    # -- backend ---------------------------------------------------------------------------------
+    # -- settings ----------------------------------------------------------------------------------
+    def apply_settings(self, opts: Any, origin: str) -> set[str]:
+        """Merge settings from the client; a different model drops the loaded one (running jobs keep it)."""
+        changed, errors = self.settings.update(opts)
+        for e in errors:
+            self.say(f"TritonRL: ignoring the setting {e} (from {origin})", types.MessageType.Warning)
+        if changed & set(Settings.MODEL_KEYS):
+            with self._backend_lock:
+                self._backend = None
+            if self.started:
+                self.watch_model()
+        if "feedback_db" in changed and self._feedback is not None:
+            old, self._feedback = self._feedback, None
+            old.close()
+        if changed:
+            self.note(f"TritonRL settings from {origin}: "
+                      + ", ".join(f"{k}={getattr(self.settings, k)!r}" for k in sorted(changed)))
+        return changed
+
+    async def pull_configuration(self, origin: str) -> bool:
+        """Read the `tritonrl` section through workspace/configuration; False when the client cannot."""
+        if not self.client_config:
+            return False
+        try:
+            res = await asyncio.wait_for(self.workspace_configuration_async(types.ConfigurationParams(
+                items=[types.ConfigurationItem(section=SECTION)])), 30)
+        except Exception as e:
+            log.warning("workspace/configuration failed: %s", e)
+            return False
+        if res and res[0] is not None:
+            self.apply_settings(res[0], origin)
+        return True
+
+    # -- backend and reload -------------------------------------------------------------------------
+    def _load(self, model: str | None):
+        from training.backends import load_backend
+
+        s = self.settings
+        backend = load_backend(model, backend=s.backend, endpoint=s.endpoint, served_model=s.served_model,
+                               device=s.device)
+        if hasattr(backend, "timeout"):
+            backend.timeout = s.model_timeout_s
+        return backend
+
     def backend(self):
         """The model backend, loaded on first use (raises BackendError; a failed load is retried)."""
         with self._backend_lock:
             if self._backend is None:
-                if self._backend_factory is not None:
-                    self._backend = self._backend_factory(self.settings)
-                else:
-                    from training.backends import load_backend
-
-                    s = self.settings
-                    self._backend = load_backend(s.model, backend=s.backend, endpoint=s.endpoint,
-                                                 served_model=s.served_model, device=s.device)
+                self._backend = self._load(self._serving_path or self.settings.model)
             return self._backend
+
+    def watch_model(self) -> None:
+        """Watch settings.model (a run directory) for published checkpoints; pin the one serving now."""
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+        s = self.settings
+        self._serving_path = None
+        if s.endpoint or not s.model or not Path(s.model).is_dir():
+            return  # an endpoint serves itself; a missing folder is reported by the first load
+        self._serving_path = str(checkpoints.resolve(s.model))
+        try:
+            self._watcher = CheckpointWatcher(s.model, lambda rec: threading.Thread(
+                target=self.reload, args=(rec,), name="tritonrl-reload", daemon=True).start())
+            self._watcher.start()
+        except Exception as e:
+            self._watcher = None
+            self.note(f"TritonRL: cannot watch {s.model} for new checkpoints: {_why(e)}", types.MessageType.Warning)
+
+    def reload(self, rec: dict) -> bool:
+        """Load the checkpoint `rec` (from `checkpoints.latest`) here, then serve it from the next job
+        on. A failure keeps the old model and says why. Loads run one at a time; a superseded one is skipped."""
+        with self._reload_lock:
+            path = rec["path"]
+            now = checkpoints.latest(self.settings.model) if self.settings.model else None
+            if now is not None and now["path"] != path:
+                return False  # LATEST moved on while we waited; the watcher reports the newer one
+            if path == self._serving_path and self._backend is not None:
+                return False
+            old = self._model_id() or "the previous model"
+            self.note(f"TritonRL: loading the new checkpoint {path}")
+            try:
+                new = self._load(path)
+            except Exception as e:
+                log.exception("reload")
+                self.say(f"TritonRL: cannot load the new checkpoint {path}: {_why(e)}; still serving {old}",
+                         types.MessageType.Error)
+                return False
+            with self._backend_lock:
+                self._backend, self._serving_path = new, path
+            info = {"model_id": new.model_id, "path": path, **{k: rec[k] for k in ("step", "stage") if k in rec}}
+            step = f" (step {rec['step']})" if "step" in rec else ""
+            self.say(f"TritonRL: now serving {new.model_id}{step}; jobs already running finish with {old}")
+            self._call(self.protocol.notify, MODEL_CHANGED, info)
+            return True
+
+    def stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
 
     # -- documents -------------------------------------------------------------------------------
     def python_source(self, uri: str):
@@ -210,7 +284,7 @@ class TritonRLServer(LanguageServer):
             return None
 
     # -- progress --------------------------------------------------------------------------------
-    def _progress_begin(self, title: str) -> str | None:
+    def _progress_begin(self, job: Job) -> str | None:
         if not self.client_progress or self.loop is None:
             return None
         token = f"tritonrl-{uuid.uuid4()}"
@@ -220,8 +294,12 @@ class TritonRLServer(LanguageServer):
         except Exception as e:
             log.warning("the client refused a progress token: %s", e)
             return None
+        with self.state.lock:
+            job.token = token
+            self.state.by_token[token] = job
         self._call(self.work_done_progress.begin, token,
-                   types.WorkDoneProgressBegin(title=title, cancellable=False, message="starting"))
+                   types.WorkDoneProgressBegin(title=f"TritonRL: {job.class_name}", cancellable=True,
+                                               message="starting"))
         return token
 
     def _progress(self, token: str | None, message: str) -> None:
@@ -234,53 +312,77 @@ class TritonRLServer(LanguageServer):
             self._call(self.work_done_progress.end, token, types.WorkDoneProgressEnd(message=message))
 
     # -- the job -----------------------------------------------------------------------------------
-    def start_generate(self, uri: str, class_name: str, version: Any = None) -> dict:
+    def start_generate(self, uri: str, class_name: str, version: Any = None) -> tuple[dict, Job | None]:
+        """Start a job for `class_name` of `uri` on the text as it is now: ({"started": ...}, the job)."""
+        if not isinstance(uri, str) or not isinstance(class_name, str):
+            raise ValueError("arguments must be [uri, class name, version?]")
         key = (uri, class_name)
         got = self.python_source(uri)
         if got is None:
             self.say(f"TritonRL: {uri} is not an open Python document", types.MessageType.Warning)
-            return {"started": False, "reason": "not a Python document"}
+            return {"started": False, "reason": "not a Python document"}, None
         source, doc_version = got
-        if class_name not in [n for n, _, _ in modules_in(source)]:
+        if not re.search(rf"^class\s+{re.escape(class_name)}\b", source, re.M):  # the job parses; this is cheap
             self.say(f"TritonRL: no nn.Module class {class_name!r} in this document", types.MessageType.Warning)
-            return {"started": False, "reason": "no such class"}
+            return {"started": False, "reason": "no such class"}, None
         with self.state.lock:
             if key in self.state.running:
                 self.say(f"TritonRL: a Triton kernel for {class_name} is already being generated; "
                          f"wait for it to finish", types.MessageType.Info)
-                return {"started": False, "reason": "already running"}
-            self.state.running.add(key)
+                return {"started": False, "reason": "already running"}, None
+            job = self.state.running[key] = Job(uri, class_name)
         if version is not None and doc_version is not None and version != doc_version:
             self.note(f"{class_name}: asked at version {version}, the document is at {doc_version}; "
                       f"using the current text")
-        t = threading.Thread(target=self._job, args=(uri, class_name, source, doc_version),
-                             name=f"tritonrl-{class_name}", daemon=True)
-        t.start()
-        return {"started": True}
+        threading.Thread(target=self._job, args=(job, source, doc_version), name=f"tritonrl-{class_name}",
+                         daemon=True).start()
+        return {"started": True}, job
 
-    def _job(self, uri: str, class_name: str, source: str, version: int | None) -> None:
-        key = (uri, class_name)
-        token = None
+    def cancel(self, job: Job | None) -> bool:
+        if job is None or job.done.done():
+            return False
+        job.cancel.set()
+        self._progress(job.token, "cancelling")
+        return True
+
+    def cancel_token(self, token) -> bool:
+        with self.state.lock:
+            job = self.state.by_token.get(token)
+        return self.cancel(job)
+
+    def cancel_class(self, uri: str, class_name: str) -> bool:
+        with self.state.lock:
+            job = self.state.running.get((uri, class_name))
+        return self.cancel(job)
+
+    def _job(self, job: Job, source: str, version: int | None) -> None:
         end = "failed"
         try:
-            token = self._progress_begin(f"TritonRL: {class_name}")
-            end = self._run_job(uri, class_name, source, version, token)
+            self._progress_begin(job)
+            end = self._run_job(job, source, version)
+        except JobCancelled:
+            end = "cancelled"
+            self.say(f"TritonRL: generating a kernel for {job.class_name} cancelled; nothing was shown")
         except Exception as e:  # anything: log it, tell the user, keep serving
-            log.exception("job %s failed", key)
-            self.note(f"TritonRL job for {class_name} failed:\n{traceback.format_exc()}", types.MessageType.Error)
-            self.say(f"TritonRL: generating a kernel for {class_name} failed: {type(e).__name__}: {e}",
+            log.exception("job %s failed", job.class_name)
+            self.note(f"TritonRL job for {job.class_name} failed:\n{traceback.format_exc()}",
+                      types.MessageType.Error)
+            self.say(f"TritonRL: generating a kernel for {job.class_name} failed: {type(e).__name__}: {e}",
                      types.MessageType.Error)
         finally:
-            self._progress_end(token, end)
+            self._progress_end(job.token, end)
             with self.state.lock:
-                self.state.running.discard(key)
+                self.state.running.pop((job.uri, job.class_name), None)
+                self.state.by_token.pop(job.token, None)
+            job.done.set_result(end)
 
-    def _run_job(self, uri: str, class_name: str, source: str, version: int | None, token) -> str:
+    def _run_job(self, job: Job, source: str, version: int | None) -> str:
         from training.backends import BackendError, GenerationConfig
         from training.extract import extract_problem
         from training.suggest import run_problem
         from verifier import VerifyConfig
 
+        uri, class_name, token = job.uri, job.class_name, job.token
         try:
             problem = extract_problem(source, class_name)
         except NeedsInputs as e:
@@ -291,32 +393,35 @@ class TritonRLServer(LanguageServer):
             self.say(f"TritonRL: cannot build a problem from {class_name}: {e}", types.MessageType.Error)
             return "failed"
 
+        job.check()
         self._progress(token, "loading the model")
         try:
-            backend = self.backend()
-        except BackendError as e:
-            self.say(f"TritonRL: cannot load the model: {e}", types.MessageType.Error)
-            return "model not loaded"
+            backend = self.backend()   # this job keeps this backend even if a new checkpoint swaps in
         except Exception as e:
             log.exception("backend load")
-            self.say(f"TritonRL: cannot load the model: {type(e).__name__}: {e}", types.MessageType.Error)
+            self.say(f"TritonRL: cannot load the model: {_why(e)}", types.MessageType.Error)
             return "model not loaded"
 
         def progress(event: str, info: dict) -> None:
             if event == "generating":
+                job.check()
                 self._progress(token, f"generating {info.get('n')} candidates (turn {info.get('turn')})")
             elif event == "verifying":
+                job.check()
                 self._progress(token, f"verifying {info.get('n')} candidates")
             elif event == "turn-done":
                 self._progress(token, f"turn {info.get('turn')}: {info.get('verified')} verified")
 
         s = self.settings
         try:
-            res = run_problem(problem, backend, n=s.n, turns=s.turns, gen=GenerationConfig(n=s.n),
-                              verify_cfg=VerifyConfig(device=s.device, trials=s.trials), progress=progress)
+            res = run_problem(problem, backend, n=s.n, turns=s.turns,
+                              gen=GenerationConfig(n=s.n, max_new_tokens=s.max_new_tokens),
+                              verify_cfg=VerifyConfig(device=s.device, trials=s.trials, timeout_s=s.verify_timeout_s),
+                              progress=progress)
         except BackendError as e:
             self.say(f"TritonRL: the model failed: {e}", types.MessageType.Error)
             return "model failed"
+        job.check()  # cancelled while verifying: show nothing
 
         cpu = any(c.verdict.device == "cpu" for c in res.candidates)
         note = f" ({CPU_NOTE})" if cpu else ""
@@ -325,7 +430,7 @@ class TritonRLServer(LanguageServer):
             self.note(f"{class_name} candidate {i} (turn {c.turn}): {c.label}")
         if verified:
             shown = verified[:MAX_APPLY]
-            ids = self._log_shown(shown, uri, class_name, problem)
+            ids = self._log_shown(shown, uri, class_name, problem, getattr(backend, "model_id", ""))
             with self.state.lock:
                 old = self.state.results.get((uri, class_name))
                 self.state.results[(uri, class_name)] = JobResult(uri, class_name, version, shown, ids)
@@ -347,18 +452,18 @@ class TritonRLServer(LanguageServer):
 
     # -- code actions ------------------------------------------------------------------------------
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """Actions for the nn.Module classes the range touches: only the statements there are parsed,
+        and the model is never involved."""
+        if params.context.only and not any(KIND.startswith(k) for k in params.context.only):
+            return []
         uri = params.text_document.uri
         got = self.python_source(uri)
         if got is None:
             return []
         source, version = got
-        if params.context.only and not any(KIND.startswith(k) for k in params.context.only):
-            return []
         first, last = params.range.start.line + 1, params.range.end.line + 1
         out: list[types.CodeAction] = []
-        for name, lo, hi in modules_in(source):
-            if hi < first or lo > last:
-                continue
+        for name, lo, hi in modules_in(source, (first, last)):
             out.append(types.CodeAction(
                 title=f"Generate Triton kernel for {name}", kind=KIND,
                 command=types.Command(title=f"Generate Triton kernel for {name}", command=CMD_GENERATE,
@@ -410,57 +515,11 @@ class TritonRLServer(LanguageServer):
             self.say(f"TritonRL: suggestions for {class_name} rejected")
         return {"rejected": had}
 
-
-def build_server(settings: Settings | None = None, backend_factory=None) -> TritonRLServer:
-    server = TritonRLServer(settings, backend_factory)
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: TritonRLServer, params: types.InitializeParams):
-        ls.loop = asyncio.get_running_loop()
-        ls._loop_thread = threading.get_ident()
-        try:
-            ls.settings.update(params.initialization_options)
-        except Exception as e:
-            log.warning("bad initializationOptions %r: %s", params.initialization_options, e)
-        caps = params.capabilities
-        ls.client_progress = bool(caps and caps.window and caps.window.work_done_progress)
-        log.info("settings: %s", ls.settings)
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                    types.CodeActionOptions(code_action_kinds=[KIND], resolve_provider=False))
-    def code_action(ls: TritonRLServer, params: types.CodeActionParams):
-        try:
-            return ls.code_actions(params) or None
-        except Exception:
-            log.exception("codeAction")
-            ls.note(f"TritonRL codeAction failed:\n{traceback.format_exc()}", types.MessageType.Error)
-            return None
-
-    @server.command(CMD_GENERATE)
-    def generate(ls, *args):
-        try:
-            uri, name = args[0], args[1]
-            return ls.start_generate(uri, name, args[2] if len(args) > 2 else None)
-        except Exception as e:
-            log.exception("generate")
-            ls.say(f"TritonRL: cannot start: {type(e).__name__}: {e}", types.MessageType.Error)
-            return {"started": False, "reason": str(e)}
-
-    @server.command(CMD_APPLY)
-    def apply(ls, *args):
-        try:
-            return ls.applied(args[0], args[1], args[2] if len(args) > 2 else None,
-                              args[3] if len(args) > 3 else "")
-        except Exception:
-            log.exception("apply")
-            return None
-
-    @server.command(CMD_REJECT)
-    def reject(ls, *args):
-        try:
-            return ls.reject(args[0], args[1])
-        except Exception:
-            log.exception("reject")
-            return None
-
-    return server
+    def status(self) -> dict:
+        """Which model serves, the settings, and the jobs in flight (for the client's status bar and tests)."""
+        with self.state.lock:
+            jobs = [{"uri": j.uri, "class": j.class_name, "cancelling": j.cancel.is_set()}
+                    for j in self.state.running.values()]
+        return {"model_id": self._model_id(), "loaded": self._backend is not None,
+                "watching": str(self._watcher.run_dir) if self._watcher else None,
+                "settings": self.settings.to_dict(), "jobs": jobs}

@@ -25,6 +25,41 @@ def test_modules_listed_despite_a_syntax_error_elsewhere():
     assert names == ["RMSNorm", "MLP", "Attention", "Block"]
 
 
+TRICKY = textwrap.dedent("""\
+    import torch.nn as nn
+    @decorator
+
+    class A(nn.Module):
+        x = (1,
+    2)
+
+    class B(A):
+        pass
+
+    def broken(:
+      pass
+    class C(nn.Module):
+        '''doc
+    class D(nn.Module):
+    '''
+        pass
+    """)
+
+
+@pytest.mark.parametrize("src", [FILE, TRICKY, (ROOT / "tests" / "files" / "config_mlp.py").read_text()],
+                         ids=["transformer", "tricky", "config_mlp"])
+def test_modules_within_lines_equal_the_filtered_full_list(src):
+    """The code-action path parses only the statements at the cursor: same answer as the whole file."""
+    full = modules_in(src)
+    assert full
+    n = len(src.splitlines())
+    for first in range(0, n + 2):
+        for width in (0, 2, 25):
+            last = first + width
+            assert modules_in(src, (first, last)) == [m for m in full if m[2] >= first and m[1] <= last], \
+                (first, last)
+
+
 def test_class_specific_inputs_and_only_what_it_needs():
     src = extract_problem(FILE, "RMSNorm")
     parse_problem(src)

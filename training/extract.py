@@ -69,31 +69,55 @@ class _Chunk:
                     and "__name__" in ast.unparse(self.tree.body[0].test))
 
 
-def _chunks(source: str) -> list[_Chunk]:
-    """Top-level statements, each parsed on its own (decorators stay with their definition)."""
-    lines = source.splitlines(keepends=True)
+def _starts(lines: list[str], begin: int = 0, past: int | None = None) -> list[int]:
+    """0-based first lines of top-level statements, scanning from `begin` (0 or a `_sync_point`);
+    with `past`, stop at the first start after line `past`."""
     starts, pending_decorator = [], False
     depth = 0  # open brackets: an identifier at column 0 inside (...) continues a statement
-    for i, line in enumerate(lines):
+    for i in range(begin, len(lines)):
+        line = lines[i]
         strong = bool(_STRONG.match(line))  # a keyword at column 0 always starts a statement
         if strong:
             depth = 0
         if (strong or (depth == 0 and _TOP.match(line))) and not _CONTINUATION.match(line) and not pending_decorator:
             starts.append(i)
+            if past is not None and i > past:
+                break
         pending_decorator = (depth == 0 and line.startswith("@")) or (pending_decorator and not line.strip())
         code = line.split("#", 1)[0]
         depth = max(0, depth + sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}"))
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
-    out = []
-    for a, b in zip(starts, starts[1:] + [len(lines)]):
-        src = "".join(lines[a:b])
-        try:
-            tree = ast.parse(src)
-            out.append(_Chunk(a + 1, src, tree))
-        except SyntaxError as e:
-            out.append(_Chunk(a + 1, src, None, f"line {a + (e.lineno or 1)}: {e.msg}"))
-    return out
+    if not starts or starts[0] != begin:
+        starts.insert(0, begin)
+    return starts
+
+
+def _sync_point(lines: list[str], i: int) -> int:
+    """The last line at or before `i` from which `_starts` scans exactly as from the top of the file:
+    a keyword line (it resets the bracket depth and always starts a statement) not under a decorator."""
+    for j in range(min(i, len(lines) - 1), 0, -1):
+        if not _STRONG.match(lines[j]):
+            continue
+        k = j - 1
+        while k >= 0 and not lines[k].strip():
+            k -= 1
+        if k < 0 or not lines[k].startswith("@"):
+            return j
+    return 0
+
+
+def _parse(lines: list[str], a: int, b: int) -> _Chunk:
+    src = "".join(lines[a:b])
+    try:
+        return _Chunk(a + 1, src, ast.parse(src))
+    except SyntaxError as e:
+        return _Chunk(a + 1, src, None, f"line {a + (e.lineno or 1)}: {e.msg}")
+
+
+def _chunks(source: str) -> list[_Chunk]:
+    """Top-level statements, each parsed on its own (decorators stay with their definition)."""
+    lines = source.splitlines(keepends=True)
+    starts = _starts(lines)
+    return [_parse(lines, a, b) for a, b in zip(starts, starts[1:] + [len(lines)])]
 
 
 def _signature(node: ast.ClassDef, method: str) -> list[str]:
@@ -103,20 +127,40 @@ def _signature(node: ast.ClassDef, method: str) -> list[str]:
     return []
 
 
-def modules_in(source: str) -> list[tuple[str, int, int]]:
-    """(class name, first line, last line) of every top-level class that looks like an nn.Module."""
+def _module_classes(chunks: list[_Chunk], names: set[str] | None = None) -> list[tuple[str, int, int]]:
+    """Classes with "Module" in a base; with `names`, instead the classes deriving from one of `names`."""
     out = []
-    for ch in _chunks(source):
+    for ch in chunks:
         for node in ch.tree.body if ch.tree else []:
-            if isinstance(node, ast.ClassDef) and any("Module" in ast.unparse(b) for b in node.bases):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            if (any("Module" in ast.unparse(b) for b in node.bases) if names is None else
+                    node.name not in names and any(isinstance(b, ast.Name) and b.id in names for b in node.bases)):
                 out.append((node.name, ch.start + node.lineno - 1, ch.start + node.end_lineno - 1))
-    # subclasses of classes found above count too
-    names = {n for n, _, _ in out}
-    for ch in _chunks(source):
-        for node in ch.tree.body if ch.tree else []:
-            if isinstance(node, ast.ClassDef) and node.name not in names and any(
-                    isinstance(b, ast.Name) and b.id in names for b in node.bases):
-                out.append((node.name, ch.start + node.lineno - 1, ch.start + node.end_lineno - 1))
+    return out
+
+
+def modules_in(source: str, within: tuple[int, int] | None = None) -> list[tuple[str, int, int]]:
+    """(class name, first line, last line) of every top-level class that looks like an nn.Module.
+
+    With `within` = (first, last) (1-based lines), only the classes overlapping those lines, found by
+    parsing only the statements there (cheap on a large file; the same answer as filtering the full list).
+    """
+    if within is not None:
+        lines = source.splitlines(keepends=True)
+        first, last = max(1, within[0]), max(within)
+        begin = _sync_point(lines, first - 1)
+        starts = _starts(lines, begin, past=last - 1)
+        spans = [(a, b) for a, b in zip(starts, starts[1:] + [len(lines)]) if a <= last - 1 and b > first - 1]
+        near = [_parse(lines, a, b) for a, b in spans]
+        subclass = any(isinstance(n, ast.ClassDef) and any(isinstance(b, ast.Name) for b in n.bases)
+                       and not any("Module" in ast.unparse(b) for b in n.bases)
+                       for ch in near for n in (ch.tree.body if ch.tree else []))
+        found = modules_in(source) if subclass else _module_classes(near)  # subclasses need the whole file
+        return [m for m in found if m[2] >= first and m[1] <= last]
+    chunks = _chunks(source)
+    out = _module_classes(chunks)
+    out += _module_classes(chunks, {n for n, _, _ in out})  # subclasses of classes found above count too
     return sorted(out, key=lambda t: t[1])
 
 
