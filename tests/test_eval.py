@@ -50,7 +50,8 @@ def two_problems(tmp_path) -> Path:
 def test_metrics_follow_from_verdicts_and_the_run_resumes(server, two_problems, tmp_path):
     ChatServer.reset({
         # relu: one honest candidate, one that is wrong at the edges of the grid
-        RELU_KEY: [answer(CORPUS / "honest" / "relu__lambda_grid.py"), answer(CORPUS / "cheats" / "relu__floor_grid.py")],
+        RELU_KEY: [answer(CORPUS / "honest" / "relu__lambda_grid.py"),
+                   answer(CORPUS / "cheats" / "relu__floor_grid.py")],
         # gelu: a cheat the static layer rejects (it has a kernel: valid, never run), and no code at all
         GELU_KEY: [answer(CORPUS / "cheats" / "gelu_tanh__exec_string.py"), "I would use torch.nn.functional.gelu."],
     })

@@ -320,7 +320,8 @@ def run(args: argparse.Namespace, command: str) -> int:
     s = report["all"]
     con.print(f"wrote {out}/summary.json, table.md" + (", summary.png" if rows else "") +
               f"; correct {s['correct'] if s['correct'] is not None else '—'}, "
-              + ", ".join(f"pass@{k} {s[f'pass@{k}']:.3f}" for k in ks if s[f"pass@{k}"] is not None))
+              + ", ".join(f"pass@{k} {s[f'pass@{k}']:.3f}" for k in ks if s[f"pass@{k}"] is not None)
+              + ("" if report["speed_measured"] else "; speed not measured (CPU)"))
     sys.stdout.write((out / "table.md").read_text())
     return 1 if errors else 0
 
