@@ -171,7 +171,7 @@ def evaluate_problem(pf: ProblemFile, backend, n: int, gen, vcfg) -> dict[str, A
         raise EvalError(f"the model returned no completions for {pf.key}")
     best = rank(res.candidates)[0].verdict
     return {"key": pf.key, "level": pf.level, "id": pf.id, "file": str(pf.path),
-            "sha256": hashlib.sha256(src.encode()).hexdigest(), "elapsed_s": round(time.monotonic() - t0, 2),
+            "sha256": hashlib.sha256(pf.path.read_bytes()).hexdigest(), "elapsed_s": round(time.monotonic() - t0, 2),
             "best": {"stage": best.stage, "rule": best.reasons[0].rule if best.reasons else None},
             "samples": [_sample(c) for c in res.candidates]}
 
