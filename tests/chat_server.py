@@ -1,7 +1,9 @@
 """A real local HTTP server speaking the OpenAI chat-completions API, for backend, CLI and LSP tests.
 
-Set `ChatServer.replies` (strings, or dicts {"text", "finish"}), read `ChatServer.requests`
-(each {"path", "auth", "body"}); `delay_s` slows answers, `raw` answers raw bytes (a broken server).
+Set `ChatServer.replies` (strings, or dicts {"text", "finish"}; or a dict {substring: replies} that answers
+with the replies of the first substring found in the last message, e.g. one list per problem), read
+`ChatServer.requests` (each {"path", "auth", "body"}); `delay_s` slows answers, `raw` answers raw bytes
+(a broken server).
 """
 from __future__ import annotations
 
@@ -18,14 +20,19 @@ class ChatServer(BaseHTTPRequestHandler):
     raw: bytes | None = None
 
     @classmethod
-    def reset(cls, replies: list | None = None) -> None:
-        cls.replies, cls.requests, cls.delay_s, cls.raw = list(replies or []), [], 0.0, None
+    def reset(cls, replies: list | dict | None = None) -> None:
+        cls.replies = dict(replies) if isinstance(replies, dict) else list(replies or [])
+        cls.requests, cls.delay_s, cls.raw = [], 0.0, None
 
     def do_POST(self):  # noqa: N802 - http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
         time.sleep(self.delay_s)
-        replies = [r if isinstance(r, dict) else {"text": r} for r in self.replies[:body.get("n", 1)]]
+        replies = self.replies
+        if isinstance(replies, dict):
+            last = (body.get("messages") or [{}])[-1].get("content", "")
+            replies = next((v for k, v in replies.items() if k in last), [])
+        replies = [r if isinstance(r, dict) else {"text": r} for r in replies[:body.get("n", 1)]]
         choices = [{"index": i, "message": {"role": "assistant", "content": r["text"]},
                     "finish_reason": r.get("finish", "stop")} for i, r in enumerate(replies)]
         data = self.raw or json.dumps({"id": "x", "object": "chat.completion", "choices": choices}).encode()
