@@ -21,6 +21,14 @@ from .families.common import Sample
 from .novelty import NEAR_COPY, closest, find_kernelbench
 
 
+# Element budget per input for CPU verification: problems are shrunk (sizes halved) to at most 8192
+# elements per input, then run at those sizes and two odd perturbations of them (e.g. 64x64 matmuls,
+# then 65x65 and 63x63, so every masked edge is exercised). Measured 2026-12-02 on the busy 2-core
+# machine: a 256x128x250 matmul verified in 39 s at the verifier's default budget, 14 s at 4096;
+# small elementwise problems cost the same either way (sandbox start-up dominates).
+CPU_SIZES = {"per_tensor": 1 << 13, "total": 1 << 14}
+
+
 @dataclass
 class BuildReport:
     """What a build kept and rejected, and why."""
@@ -97,7 +105,7 @@ def build_corpus(samples: list[Sample], out: str | Path, *, verify: bool = True,
     if verify:
         from verifier import VerifyConfig
 
-        cfg = config or VerifyConfig(pool=True, trials=1, measure=False, max_parallel=parallel)
+        cfg = config or VerifyConfig(pool=True, trials=1, measure=False, max_parallel=parallel, **CPU_SIZES)
 
     def one(s: Sample) -> None:
         score, path = closest(s.problem, kb)
