@@ -68,6 +68,13 @@ def test_every_candidate_passes_static_and_parses_as_a_response():
         assert r.ok and r.code == s.candidate and r.plan == s.plan
 
 
+def test_every_problem_makes_its_inputs():
+    for s in generate(200, seed=4):
+        ns: dict = {}
+        exec(compile(s.problem, s.id, "exec"), ns)  # our own generated source, not model output
+        assert ns["get_inputs"]() and isinstance(ns["get_init_inputs"](), list), s.id
+
+
 @pytest.mark.parametrize("maker", [m.__name__ for m, _, _ in MAKERS])
 def test_problem_loads_in_kernelbench_format(maker):
     import torch

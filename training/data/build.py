@@ -92,7 +92,7 @@ def build_corpus(samples: list[Sample], out: str | Path, *, verify: bool = True,
     out.parent.mkdir(parents=True, exist_ok=True)
     lock = threading.Lock()
     fh = out.open("w")
-    for line in done.values():
+    for _, line in sorted(done.items(), key=lambda kv: order[kv[0]]):
         fh.write(line + "\n")
     fh.flush()
     todo = [s for s in samples if s.id not in done]
@@ -143,8 +143,14 @@ def build_corpus(samples: list[Sample], out: str | Path, *, verify: bool = True,
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-            for f in [pool.submit(one, s) for s in todo]:
-                f.result()
+            futures = [pool.submit(one, s) for s in todo]
+            try:
+                for f in futures:
+                    f.result()
+            except BaseException:  # Ctrl-C: finish the samples in flight, drop the queue, keep what verified
+                for f in futures:
+                    f.cancel()
+                raise
     finally:
         fh.close()
         rows = sorted(done.items(), key=lambda kv: order[kv[0]])

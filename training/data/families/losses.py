@@ -67,7 +67,7 @@ def loss(rng: random.Random, idx: int) -> Sample:
         forms = {"mean": ["torch.mean(torch.clamp(1 - predictions * targets, min=0))",
                           "F.relu(1.0 - predictions * targets).mean()"],
                  "sum": ["torch.clamp(1 - predictions * targets, min=0).sum()"]}
-        targets = rng.choice(["torch.randint(0, 2, ({shape})).float() * 2 - 1", "torch.sign(torch.randn({shape}))"])
+        targets = rng.choice(["torch.randint(0, 2, {size}).float() * 2 - 1", "torch.sign(torch.randn({shape}))"])
         elem = "    e = tl.maximum(1.0 - p * t, 0.0)"
         what = "hinge term max(0, 1 - p * t)"
     elif kind == "smooth_l1":
@@ -96,7 +96,7 @@ def loss(rng: random.Random, idx: int) -> Sample:
     shape = ", ".join(names)
     desc = f"the {'mean' if red == 'mean' else 'sum'} {what.split(' (')[0]} loss"
     src = problem(rng, desc=desc, forward_args=["predictions", "targets"], body=body, sizes=sizes,
-                  inputs=[f"torch.randn({shape})", targets.format(shape=shape)],
+                  inputs=[f"torch.randn({shape})", targets.format(shape=shape, size=f"({shape},)" if len(names) == 1 else f"({shape})")],
                   init_params=init_params, init_body=init_body, init_inputs=init_inputs)
     block = rng.choice([512, 1024, 2048])
     new_init = f"        {init_body}\n" if init_body else ""
