@@ -104,7 +104,7 @@ def norm(rng: random.Random, idx: int, acts: list[Unary] | None = None) -> Sampl
     eps_style = rng.choice(["param", "const"]) if eps else None
     eps_src = "self.eps" if eps_style == "param" else (eps or "")
     params, expr, new_params, wb, denom = _torch_norm(rng, kind, affine, eps_src)
-    init_body = (f"self.eps = eps\n" if eps_style == "param" else "") + params
+    init_body = ("self.eps = eps\n" if eps_style == "param" else "") + params
     init_params = "features" + (f", eps={eps}" if eps_style == "param" else "")
     body = f"return {expr}"
     if acts:
