@@ -10,7 +10,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "corpus"
 KB_CANDIDATES = ROOT / "benchmarks" / "kernelbench_l1"
-KERNELBENCH = ROOT.parent / "shared" / "kernelbench"
+try:  # the nearest shared/kernelbench above the checkout (../shared from main, ../../shared from a worktree)
+    from training.data.novelty import find_kernelbench
+
+    KERNELBENCH = find_kernelbench()
+except ValueError:
+    KERNELBENCH = ROOT.parent / "shared" / "kernelbench"
 
 
 def header(path: Path, key: str) -> str | None:

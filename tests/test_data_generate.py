@@ -1,44 +1,159 @@
 """The generated corpus: reproducible, covers its families, verified, never a KernelBench copy."""
+import json
+import random
 from collections import Counter
 
 import pytest
 
-from conftest import KERNELBENCH
+from conftest import KERNELBENCH, ROOT
 from training import prompts
-from training.data.generate import generate
+from training.data.build import build_corpus
+from training.data.generate import FAMILIES, KERNELBENCH_L1_MATCHES, MAKERS, Sample, generate, main
 from training.data.novelty import NEAR_COPY, closest
 from verifier import VerifyConfig, verify_batch
+from verifier.problem import parse_problem, size_constants
 from verifier.static_check import check_candidate
+
+needs_kb = pytest.mark.skipif(not KERNELBENCH.is_dir(), reason="../shared/kernelbench not present")
+CPU = VerifyConfig(device="cpu", pool=True, trials=1, measure=False)
+
+# A realistic bug per template (first pattern that applies): the verifier must reject the result.
+BUGS = [
+    ("for k0 in range(0, K, BLOCK_K)", "for k0 in range(0, K - BLOCK_K, BLOCK_K)"),  # matmul: last K tile lost
+    ("mask = offs < n_cols\n", "mask = offs < n_cols - 1\n"),                        # row / norm: last column lost
+    ("mask = pmask[:, None] & (r[None, :] < R)", "mask = pmask[:, None] & (r[None, :] < R - 1)"),  # dim reductions
+    ("mask=offs < n_parts, other=0.0", "mask=offs < n_parts - 1, other=0.0"),          # loss: last partial lost
+    ("b = tl.load(b_ptr + ", "b = tl.load(b_ptr + 1 + "),                             # broadcast operand shifted
+    ("v = tl.load(x_ptr + offs,", "v = tl.load(x_ptr + offs + 1,"),                   # elementwise: off by one
+]
+
+
+def broken(candidate: str) -> str:
+    for old, new in BUGS:
+        if old in candidate:
+            return candidate.replace(old, new, 1)
+    raise AssertionError("no bug pattern applies to this candidate")
+
+
+def one_per_maker(seed: int = 0) -> dict[str, Sample]:
+    rng = random.Random(seed)
+    return {m.__name__: m(rng, i) for i, (m, _, _) in enumerate(MAKERS)}
 
 
 def test_reproducible_and_covering():
-    a, b = generate(120, seed=3), generate(120, seed=3)
+    a, b = generate(300, seed=3), generate(300, seed=3)
     assert [s.problem for s in a] == [s.problem for s in b] and [s.candidate for s in a] == [s.candidate for s in b]
-    assert set(Counter(s.family for s in a)) == {"elementwise", "row", "binary"}
-    assert len({s.problem for s in a}) > 100  # varied, not one template
+    assert set(Counter(s.family for s in a)) == set(FAMILIES)
+    assert len({s.problem for s in a}) == 300  # distinct problems
+    assert [s.problem for s in generate(50, seed=3)] == [s.problem for s in a[:50]]  # a longer run extends it
+    only = generate(20, seed=3, families=("loss", "norm"))
+    assert {s.family for s in only} == {"loss", "norm"}
+    with pytest.raises(ValueError, match="unknown families"):
+        generate(5, families=("conv",))
+
+
+def test_families_constant():
+    assert {fam for _, fam, _ in MAKERS} == set(FAMILIES) == set(KERNELBENCH_L1_MATCHES)
+    if KERNELBENCH.is_dir():
+        for fam, stems in KERNELBENCH_L1_MATCHES.items():
+            for stem in stems:
+                assert (KERNELBENCH / "level1" / f"{stem}.py").is_file(), (fam, stem)
 
 
 def test_every_candidate_passes_static_and_parses_as_a_response():
-    for s in generate(200, seed=0):
+    for s in generate(300, seed=0):
         assert check_candidate(s.candidate, s.problem) == [], s.id
         r = prompts.parse_response(s.response)
         assert r.ok and r.code == s.candidate and r.plan == s.plan
 
 
-def test_samples_verify():
-    cfg = VerifyConfig(device="cpu", pool=True, trials=1)
-    picked = {}
-    for s in generate(60, seed=11):
-        picked.setdefault(s.family, []).append(s)
-    for fam, ss in picked.items():
-        for s in ss[:2]:
-            (v,) = verify_batch(s.problem, [s.candidate], cfg)
-            assert v.ok, (s.id, v.summary())
+def test_every_problem_makes_its_inputs():
+    for s in generate(200, seed=4):
+        ns: dict = {}
+        exec(compile(s.problem, s.id, "exec"), ns)  # our own generated source, not model output
+        assert ns["get_inputs"]() and isinstance(ns["get_init_inputs"](), list), s.id
 
 
-@pytest.mark.skipif(not KERNELBENCH.is_dir(), reason="../shared/kernelbench not present")
-def test_never_a_kernelbench_copy():
+@pytest.mark.parametrize("maker", [m.__name__ for m, _, _ in MAKERS])
+def test_problem_loads_in_kernelbench_format(maker):
+    import torch
+
+    s = one_per_maker(1)[maker]
+    parse_problem(s.problem)
+    assert any(c.scalable for c in size_constants(s.problem)), "sizes must be module-level constants"
+    ns: dict = {}
+    exec(compile(s.problem, s.id, "exec"), ns)  # our own generated source, not model output
+    torch.manual_seed(0)
+    model = ns["Model"](*ns["get_init_inputs"]())
+    out = model(*ns["get_inputs"]())
+    assert isinstance(out, torch.Tensor) and out.numel() > 0
+
+
+@pytest.mark.parametrize("maker", [m.__name__ for m, _, _ in MAKERS])
+def test_solution_verifies_and_a_broken_one_is_rejected(maker):
+    s = one_per_maker(2)[maker]
+    good, bad = verify_batch(s.problem, [s.candidate, broken(s.candidate)], CPU, per_tensor=1 << 13, total=1 << 14)
+    assert good.ok, (s.id, good.summary())
+    assert not bad.ok and bad.stage in ("correctness", "sandbox"), (s.id, bad.summary())
+
+
+@needs_kb
+def test_novelty_guard_rejects_kernelbench_copies(tmp_path):
     kb = (KERNELBENCH / "level1" / "19_ReLU.py").read_text()
-    assert closest(kb.replace("Simple model", "A model"), KERNELBENCH)[0] >= NEAR_COPY  # the guard works
-    worst = max(closest(s.problem, KERNELBENCH)[0] for s in generate(40, seed=0))
-    assert worst < NEAR_COPY, worst
+    copy = kb.replace("Simple model", "A model").replace("batch_size = ", "batch_size = 3 + ")
+    assert closest(copy, KERNELBENCH)[0] >= NEAR_COPY
+    ok = generate(1, seed=0, families=("elementwise",))[0]
+    stolen = Sample("kb-00000", "elementwise", copy, ok.plan, ok.candidate)
+    rep = build_corpus([stolen, ok], tmp_path / "c.jsonl", verify=False)
+    assert [r[0] for r in rep.rejected] == ["kb-00000"] and "novelty" in rep.rejected[0][2]
+    rows = [json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == [ok.id] and rows[0]["novelty"]["score"] < NEAR_COPY
+    scores = [closest(s.problem, KERNELBENCH)[0] for s in generate(60, seed=0)]
+    assert sum(x >= NEAR_COPY for x in scores) <= 3, sorted(scores)[-5:]  # the generator rarely comes close
+
+
+@needs_kb
+def test_build_keeps_verified_samples_and_reports_failures(tmp_path):
+    a, b = generate(2, seed=5, families=("row",))
+    bad = Sample(b.id, b.family, b.problem, b.plan, broken(b.candidate))
+    out = tmp_path / "c.jsonl"
+    rep = build_corpus([a, bad], out, parallel=2, config=CPU)
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [a.id]
+    assert rows[0]["verdict"]["ok"] and rows[0]["verdict"]["trials"]["passed"] >= 1
+    assert rows[0]["response"] == a.response
+    assert [r[0] for r in rep.rejected] == [b.id] and rep.rejected[0][2].startswith("correctness/")
+    assert "1/2 samples written" in rep.summary() and "rejected" in rep.summary()
+    rep2 = build_corpus([a], out, resume=True, config=CPU)  # resumes without verifying again
+    assert rep2.resumed == 1 and rep2.rejected == [] and out.read_text().count("\n") == 1
+
+
+@needs_kb
+def test_cli_writes_jsonl_and_rejects_bad_arguments(tmp_path, capsys):
+    out = tmp_path / "raw.jsonl"
+    assert main(["--n", "4", "--seed", "2", "--out", str(out), "--no-verify"]) == 0
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(rows) <= 4 and all({"id", "family", "problem", "plan", "candidate", "response", "novelty"} <= set(r)
+                                  for r in rows)
+    with pytest.raises(SystemExit) as e:
+        main(["--n", "4", "--out", str(out), "--families", "conv2d"])
+    assert e.value.code == 2 and "unknown families" in capsys.readouterr().err
+    assert main(["--n", "2", "--out", str(out), "--no-verify", "--kernelbench", str(tmp_path)]) == 2
+    assert "not a KernelBench checkout" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["corpus_tiny.jsonl", "corpus.jsonl"])
+def test_committed_corpus(name):
+    path = ROOT / "data" / name
+    if not path.exists():
+        pytest.skip(f"data/{name} not generated")
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    assert len({r["id"] for r in rows}) == len(rows) and len({r["problem"] for r in rows}) == len(rows)
+    assert all(r["verdict"]["ok"] for r in rows), "every committed sample passed the verifier"
+    assert all(r["novelty"]["score"] < NEAR_COPY for r in rows)
+    if name == "corpus_tiny.jsonl":
+        assert set(r["family"] for r in rows) == set(FAMILIES) and 64 <= len(rows) <= 100
+    if KERNELBENCH.is_dir():  # the recorded scores are the real ones
+        for r in rows[:: max(1, len(rows) // 15)]:
+            assert closest(r["problem"], KERNELBENCH)[0] == pytest.approx(r["novelty"]["score"], abs=1e-3)
+    assert path.stat().st_size < 20 << 20

@@ -1,0 +1,1 @@
+"""Op families of the generated corpus: each writes a problem, its plan and a Triton candidate."""
