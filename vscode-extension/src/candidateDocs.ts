@@ -1,4 +1,4 @@
-/** Read-only documents holding candidate kernels, the right-hand side of the diff preview. */
+/** Read-only documents: candidate kernels (the right-hand side of the diff preview) and the feedback log. */
 import * as vscode from "vscode";
 
 export const SCHEME = "tritonrl-candidate";
@@ -9,7 +9,7 @@ export class CandidateDocuments implements vscode.TextDocumentContentProvider, v
   readonly onDidChange = this.changed.event;
   private serial = 0;
 
-  /** Stores `code` under a URI named after the kernel file `target`; returns that URI. */
+  /** Stores `code` under a URI named after the file `target`; returns that URI. */
   put(target: string, code: string): vscode.Uri {
     const path = vscode.Uri.parse(target).path;
     const uri = vscode.Uri.from({ scheme: SCHEME, path, query: String(++this.serial) });

@@ -25,12 +25,11 @@ const SECTION = "tritonrl";
 const SHOW_LOG = "Open server log";
 const OPEN_SETTINGS = "Open settings";
 
-/** A LanguageClient whose errors reach the user as our plain messages, not as "couldn't create connection". */
+/** A LanguageClient whose errors only go to the server log: the user gets our plain messages instead
+ * (start-up failures, crashes), not "couldn't create connection to server". */
 class TritonClient extends LanguageClient {
-  onUserError: ((message: string) => void) | undefined;
-  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
+  override error(message: string, data?: unknown): void {
     super.error(message, data, false);
-    if (showNotification) this.onUserError?.(message);
   }
 }
 
@@ -140,7 +139,6 @@ export class TritonExtension implements vscode.Disposable {
       },
     };
     const client = new TritonClient("tritonrl", "TritonRL", () => this.spawnServer(launch, cwd, launched), clientOptions);
-    client.onUserError = (m) => this.log.appendLine(`[client] ${m}`);
     this.client = client;
     client.onNotification("tritonrl/modelChanged", (p: { model_id?: string }) => {
       if (p && typeof p.model_id === "string" && p.model_id) {
@@ -149,26 +147,30 @@ export class TritonExtension implements vscode.Disposable {
         this.render();
       }
     });
-    // Our own progress UI: the status bar follows the jobs, and Cancel is offered when the server allows it.
-    client.onRequest(WorkDoneProgressCreateRequest.type, (params) => this.trackProgress(client, String(params.token)));
+    let error: unknown;
     try {
       await client.start();
     } catch (e) {
-      if (this.client !== client) return;
-      await new Promise((r) => setTimeout(r, 300)); // let the exit event land
-      launched.failure.stderr = launched.stderr.toString();
-      launched.failure.error = e instanceof Error ? e.message : String(e);
-      this.state = "failed";
-      this.render();
-      const message = explainStartFailure(launched.failure);
-      this.log.appendLine(`[extension] ${message}`);
-      void this.showError(message, OPEN_SETTINGS);
-      return;
+      error = e;
     }
-    if (this.client === client && client.state === State.Running) {
+    if (this.client !== client) return;
+    // start() can resolve although the server went away while starting (the connection closed first).
+    if (error === undefined && client.state === State.Running) {
+      // Our own progress UI, in place of the client's built-in one (registered while starting): the status
+      // bar follows the jobs, and Cancel is offered when the server allows it.
+      client.onRequest(WorkDoneProgressCreateRequest.type, (params) => this.trackProgress(client, String(params.token)));
       this.state = "running";
       this.render();
+      return;
     }
+    await new Promise((r) => setTimeout(r, 300)); // let the exit event land
+    launched.failure.stderr = launched.stderr.toString();
+    launched.failure.error = error instanceof Error ? error.message : error !== undefined ? String(error) : undefined;
+    this.state = "failed";
+    this.render();
+    const message = explainStartFailure(launched.failure);
+    this.log.appendLine(`[extension] ${message}`);
+    void this.showError(message, OPEN_SETTINGS);
   }
 
   private async spawnServer(launch: ReturnType<typeof serverLaunch>, cwd: string | undefined,
@@ -363,8 +365,13 @@ export class TritonExtension implements vscode.Disposable {
       void this.showError(`TritonRL: cannot read the feedback log: ${r.error}`);
       return;
     }
-    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: r.text });
-    await vscode.window.showTextDocument(doc, { preview: false });
+    // a read-only document (nothing to save), shown rendered when the Markdown preview is there
+    const uri = this.docs.put("file:///TritonRL%20feedback%20log.md", r.text);
+    try {
+      await vscode.commands.executeCommand("markdown.showPreview", uri);
+    } catch {
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: false });
+    }
   }
 
   dispose(): void {
