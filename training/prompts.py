@@ -155,7 +155,7 @@ def parse_response(text: str, tokenizer: Any = None, truncated: bool = False) ->
         if end == -1:
             return _fail(text, "unterminated-think", "<think> is never closed with </think>")
         plan_span = (start + len("<think>"), end)
-        body_from = end + len("</think>")
+        body_from = plan_end(text)
     fences = list(_FENCE.finditer(text, body_from))
     if not fences:
         if _OPEN_FENCE.search(text, body_from):
@@ -174,6 +174,16 @@ def parse_response(text: str, tokenizer: Any = None, truncated: bool = False) ->
         out.plan_tokens = char_to_token_span(offsets, plan_span) if plan_span else None
         out.code_tokens = char_to_token_span(offsets, code_span)
     return out
+
+
+def plan_end(text: str) -> int:
+    """Character offset just past `</think>` when the response has a closed plan, else 0.
+
+    Everything before it (tags included) is the plan part of a response, everything after the code
+    part: the split HRD uses to reward plan and code tokens separately, malformed responses too."""
+    start = text.find("<think>")
+    end = text.find("</think>", start) if start != -1 else -1
+    return end + len("</think>") if end != -1 else 0
 
 
 def token_offsets(text: str, tokenizer: Any) -> list[tuple[int, int]]:

@@ -1,0 +1,266 @@
+"""`python -m training.rl`: HRD's per-token advantage layout, verifier-backed rewards, the GRPO
+trainer subclass end to end on real verdicts, and the CLI on CPU (runs, logs, publishes, resumes)."""
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from conftest import ROOT
+from training import checkpoints, hrd, prompts
+
+CORPUS = ROOT / "data" / "corpus_tiny.jsonl"
+
+
+def corpus_sample(family="elementwise"):
+    for line in CORPUS.read_text().splitlines():
+        r = json.loads(line)
+        if r["family"] == family and "v = v * v\n" in r["response"]:
+            return r
+    raise AssertionError("no such corpus sample")
+
+
+@pytest.fixture(scope="module")
+def tiny_ckpt(tmp_path_factory):
+    """An untrained tiny Llama-style decoder with a BPE trained on the corpus (a valid --init)."""
+    from training.sft import CONFIGS, build_model, train_tokenizer
+
+    rows = [json.loads(x) for x in CORPUS.read_text().splitlines()]
+    cfg = dict(CONFIGS["tiny"], hidden=32, layers=1, heads=2, intermediate=64, vocab=600, max_length=512)
+    tok = train_tokenizer([r["problem"] + r["response"] for r in rows], cfg["vocab"])
+    torch.manual_seed(0)
+    d = tmp_path_factory.mktemp("init") / "ckpt"
+    build_model(cfg, tok).save_pretrained(str(d))
+    tok.save_pretrained(str(d))
+    return d
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny_ckpt):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(tiny_ckpt))
+
+
+# ---------------------------------------------------------------- rewards and advantages
+
+def test_rewards_from_verdicts():
+    assert hrd.rewards(None) == (0.0, 0.0)
+    assert hrd.rewards({"ok": False, "speedup": 3.0}) == (0.0, 0.0)
+    assert hrd.rewards({"ok": True, "speedup": 2.5}) == (1.0, 2.5)
+    assert hrd.rewards({"ok": True, "speedup": 500.0}) == (1.0, hrd.SPEEDUP_CAP)  # capped
+    assert hrd.rewards({"ok": True, "speedup": None}) == (1.0, 1.0)  # CPU: not timed, taken as 1
+
+
+def test_group_advantages_normalise_per_group_and_skip_unscorable():
+    r = torch.tensor([1.0, 0.0, 0.0, 1.0, 1.0, 1.0, float("nan"), 0.0])
+    a = hrd.group_advantages(r, 4, "group")
+    g1 = torch.tensor([1.0, 0.0, 0.0, 1.0])
+    assert torch.allclose(a[:4], (g1 - 0.5) / (g1.std() + 1e-4))
+    # second group: NaN is left out of the mean/std (1, 1, 0) and gets advantage 0
+    g2 = torch.tensor([1.0, 1.0, 0.0])
+    expect = (g2 - g2.mean()) / (g2.std() + 1e-4)
+    assert torch.allclose(a[4:], torch.tensor([expect[0], expect[1], 0.0, expect[2]]))
+    assert torch.equal(hrd.group_advantages(torch.ones(4), 4), torch.zeros(4))  # no signal, no advantage
+    assert torch.allclose(hrd.group_advantages(r[:4], 4, "none"), g1 - 0.5)
+
+
+def _batch(tokenizer, texts):
+    rows = [tokenizer(t, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id] for t in texts]
+    T = max(map(len, rows)) + 3  # right padding, as TRL hands completions over
+    ids = torch.full((len(rows), T), tokenizer.pad_token_id or 0)
+    mask = torch.zeros((len(rows), T), dtype=torch.long)
+    for b, r in enumerate(rows):
+        ids[b, :len(r)] = torch.tensor(r)
+        mask[b, :len(r)] = 1
+    return ids, mask
+
+
+def test_per_token_advantage_layout(tokenizer):
+    """Plan tokens carry α·A(R_speedup), code tokens A(R_correct), padding 0 — on a real tokenizer's
+    tokens of a real response, with the plan span from the shared response parser."""
+    resp = corpus_sample()["response"]
+    no_plan = resp[resp.index("```python"):]
+    ids, mask = _batch(tokenizer, [resp, no_plan])
+    roles = hrd.roles_tensor(ids, mask, tokenizer)
+    cut = prompts.plan_end(resp)
+    assert 0 < cut < len(resp) and resp[:cut].rstrip().endswith("</think>")
+
+    # every PLAN token decodes to text inside the plan, every CODE token to text after it
+    n0 = int(mask[0].sum())
+    plan_ids = [int(t) for t, r in zip(ids[0, :n0], roles[0, :n0]) if r == hrd.PLAN]
+    code_ids = [int(t) for t, r in zip(ids[0, :n0], roles[0, :n0]) if r == hrd.CODE]
+    assert plan_ids and code_ids and len(plan_ids) + len(code_ids) == n0
+    r0 = roles[0, :n0].tolist()
+    first_code = r0.index(hrd.CODE)
+    assert all(x == hrd.PLAN for x in r0[:first_code]) and all(x == hrd.CODE for x in r0[first_code:])
+    assert "</think>" in tokenizer.decode(plan_ids) and "```python" in tokenizer.decode(code_ids)
+    assert "<think>" not in tokenizer.decode(code_ids)
+    assert (roles[0, n0:] == hrd.NONE).all()  # padding
+    n1 = int(mask[1].sum())
+    assert (roles[1, :n1] == hrd.CODE).all() and (roles[1, n1:] == hrd.NONE).all()  # no plan: all code
+
+    a_plan, a_code = torch.tensor([2.0, -1.0]), torch.tensor([0.5, 3.0])
+    adv = hrd.hrd_advantages(roles, a_plan, a_code, alpha=0.1)
+    assert adv.shape == ids.shape
+    assert torch.allclose(adv[0][roles[0] == hrd.PLAN], torch.tensor(0.2))
+    assert torch.allclose(adv[0][roles[0] == hrd.CODE], torch.tensor(0.5))
+    assert torch.allclose(adv[1][roles[1] == hrd.CODE], torch.tensor(3.0))
+    assert (adv[mask == 0] == 0).all()
+    uni = hrd.uniform_advantages(roles, torch.tensor([0.7, -0.4]))
+    assert torch.allclose(uni[0, :n0], torch.tensor(0.7)) and torch.allclose(uni[1, :n1], torch.tensor(-0.4))
+    assert (uni[mask == 0] == 0).all()
+
+
+# ---------------------------------------------------------------- verifier-backed rewards
+
+def _cpu_verify_cfg():
+    from training.rl import _verify_config
+
+    return _verify_config("cpu", 2)
+
+
+def test_verifier_reward_scores_real_candidates():
+    from training.rl import VerifierReward
+
+    s = corpus_sample()
+    good = s["response"]
+    wrong = good.replace("v = v * v\n", "v = v * 2.0\n")      # compiles and runs, wrong numbers
+    cheat = "<think>call torch</think>\n```python\n" + s["problem"].replace("class Model(", "class ModelNew(") + "```\n"
+    junk = "<think>unfinished"
+    vr = VerifierReward(_cpu_verify_cfg(), jobs=2)
+    texts = [good, wrong, cheat, junk]
+    rc = vr.correct(None, texts, [[0]] * 4, [s["problem"]] * 4)
+    rs = vr.speedup(None, texts)
+    assert rc == [1.0, 0.0, 0.0, 0.0] and rs == [1.0, 0.0, 0.0, 0.0]  # CPU: R_speedup = R_correct
+    stages = [r["verdict"]["stage"] for r in vr.last["results"]]
+    assert stages[0] == "done" and stages[1] == "correctness" and stages[3] == "parse"
+    assert stages[2] != "done"
+    # a problem the verifier cannot even load: unscorable (None), not a zero reward, never an exception
+    assert vr.correct(None, [good], [[0]], ["this is not python ("]) == [None]
+
+
+# ---------------------------------------------------------------- the trainer subclass
+
+def test_hrd_trainer_hands_per_token_advantages_to_the_loss(tiny_ckpt, tokenizer, tmp_path):
+    """HRDTrainer on fixed rollouts (2 correct, 2 wrong responses to one prompt) scored by the real
+    verifier: the batch's advantages are (B, T), plan tokens α·A, code tokens A, and the GRPO loss
+    is finite and has a gradient."""
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM
+    from trl import GRPOConfig
+
+    from training.rl import VerifierReward, _make_trainer_class
+
+    s = corpus_sample()
+    good, wrong = s["response"], s["response"].replace("v = v * v\n", "v = v * 2.0\n")
+    prompt = prompts.render(prompts.build_messages(s["problem"]), tokenizer)
+    responses = [good, wrong, good, wrong]
+
+    def rollout(prompts_in, trainer):
+        assert len(prompts_in) == 4
+        p_ids = tokenizer(prompts_in[0], add_special_tokens=False)["input_ids"]
+        c_ids = [tokenizer(r, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id] for r in responses]
+        return {"prompt_ids": [p_ids] * 4, "completion_ids": c_ids, "logprobs": None}
+
+    model = AutoModelForCausalLM.from_pretrained(str(tiny_ckpt))
+    args = GRPOConfig(output_dir=str(tmp_path), per_device_train_batch_size=4, num_generations=4,
+                      max_completion_length=1024, use_cpu=True, report_to=[], beta=0.0, logging_steps=1,
+                      remove_unused_columns=False, scale_rewards="group")
+    data = Dataset.from_list([{"prompt": prompt, "problem": s["problem"], "pid": s["id"]}])
+    trainer = _make_trainer_class()(model=model, args=args, train_dataset=data, processing_class=tokenizer,
+                                    rollout_func=rollout, verifier_reward=VerifierReward(_cpu_verify_cfg()),
+                                    reward_mode="hrd", alpha=0.1, rollout_log=tmp_path / "rollouts.jsonl")
+    trainer.model.train()
+    inputs = [dict(data[0]) for _ in range(4)]
+    out = trainer._generate_and_score_completions(inputs)
+    adv, ids, mask = out["advantages"], out["completion_ids"], out["completion_mask"]
+    assert adv.shape == ids.shape
+    roles = hrd.roles_tensor(ids, mask, tokenizer)
+    a = hrd.group_advantages(torch.tensor([1.0, 0.0, 1.0, 0.0]), 4)  # R_speedup = R_correct on CPU
+    for b in range(4):
+        plan, code = roles[b] == hrd.PLAN, roles[b] == hrd.CODE
+        assert plan.any() and code.any()
+        assert torch.allclose(adv[b][plan], 0.1 * a[b]) and torch.allclose(adv[b][code], a[b])
+        assert (adv[b][mask[b] == 0] == 0).all()
+    assert (adv[0][mask[0] == 1] > 0).all() and (adv[1][mask[1] == 1] < 0).all()
+    logged = [json.loads(x) for x in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
+    assert [r["r_correct"] for r in logged] == [1.0, 0.0, 1.0, 0.0] and logged[1]["stage"] == "correctness"
+    assert trainer._metrics["train"]["hrd/correct_rate"][-1] == 0.5
+
+    trainer.current_gradient_accumulation_steps = 1  # set by Trainer's loop, which this test does not run
+    loss = trainer.compute_loss(trainer.model, out)
+    assert torch.isfinite(loss)
+    loss.backward()
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in trainer.model.parameters())
+
+    # the uniform baseline: one advantage for every completion token
+    trainer.reward_mode = "uniform"
+    out = trainer._generate_and_score_completions(inputs)
+    for b in range(4):
+        m = out["completion_mask"][b] == 1
+        assert torch.allclose(out["advantages"][b][m], a[b])
+
+
+# ---------------------------------------------------------------- prompts
+
+def test_prompt_set_split_is_stable_and_takes_feedback(tmp_path):
+    from training.feedback import FeedbackStore
+    from training.rl import build_prompt_set
+
+    db = tmp_path / "fb.sqlite3"
+    st = FeedbackStore(db)
+    user_problem = corpus_sample()["problem"].replace("tanh", "tanh ")  # a module a user asked about
+    st.record_shown(problem=user_problem, response="r", code="c", verdict={"ok": False})
+    st.close()
+    a = build_prompt_set(8, 3, seed=11, feedback_db=str(db), log=lambda *_: None)
+    b = build_prompt_set(8, 3, seed=11, feedback_db=str(db), log=lambda *_: None)
+    assert a == b
+    held = [r for r in a if r["split"] == "heldout"]
+    train = [r for r in a if r["split"] == "train"]
+    assert len(held) == 3 and len(train) == 9  # 8 generated + 1 from the feedback store
+    assert not {r["problem"] for r in held} & {r["problem"] for r in train}
+    assert user_problem in {r["problem"] for r in a}
+    excl = {train[0]["problem"]}
+    c = build_prompt_set(8, 3, seed=11, exclude=excl, log=lambda *_: None)
+    assert not excl & {r["problem"] for r in c}
+
+
+# ---------------------------------------------------------------- the CLI
+
+def rl(*args):
+    return subprocess.run([sys.executable, "-m", "training.rl", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+
+
+def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
+    out = tmp_path / "rl"
+    p = rl("--config", "tiny", "--init", tiny_ckpt, "--out", out, "--no-feedback", "--max-steps", "2")
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = [json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()]
+    assert {r["split"] for r in rows} == {"train", "heldout"}
+    rollouts = [json.loads(x) for x in (out / "rollouts.jsonl").read_text().splitlines()]
+    assert len(rollouts) == 2 * 4 and {"step", "ok", "stage", "r_correct", "a_plan", "a_code",
+                                       "plan_tokens", "code_tokens", "completion"} <= set(rollouts[0])
+    held = [json.loads(x) for x in (out / "heldout.jsonl").read_text().splitlines()]
+    assert [h["tag"] for h in held] == ["before", "after"] and held[0]["samples"] == 2 * 2
+    assert (out / "curves.png").stat().st_size > 1000
+    assert list((out / "runs").rglob("events.out.tfevents*"))
+    latest = checkpoints.latest(out)
+    assert latest and checkpoints.is_checkpoint(latest["path"]) and latest["path"].endswith("final")
+    meta = json.loads((out / "final" / "tritonrl.json").read_text())
+    assert meta["stage"] == "rl" and meta["steps"] == 2 and meta["reward"] == "hrd"
+    hist = json.loads((out / "log_history.json").read_text())
+    assert any("hrd/correct_rate" in h for h in hist) and all(math.isfinite(h.get("loss", 0)) for h in hist)
+
+    # as after a kill: a second start with a larger budget picks up checkpoint-2, keeps the split
+    p = rl("--config", "tiny", "--init", tiny_ckpt, "--out", out, "--no-feedback", "--max-steps", "3",
+           "--reward", "uniform")
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert [json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()] == rows
+    assert json.loads((out / "final" / "tritonrl.json").read_text())["steps"] == 3
+    assert max(json.loads(x)["step"] for x in (out / "rollouts.jsonl").read_text().splitlines()) == 2
+    held = [json.loads(x) for x in (out / "heldout.jsonl").read_text().splitlines()]
+    assert [h["tag"] for h in held] == ["before", "after", "after"]  # no second "before" on resume

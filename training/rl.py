@@ -1,0 +1,487 @@
+"""RL with Hierarchical Reward Decomposition: `python -m training.rl`.
+
+    python -m training.rl [--config tiny|small|FILE.json] --init CKPT [--out DIR]
+                          [--reward hrd|uniform] [--alpha 0.1] [--beta 0.5] [--feedback DB]
+                          [--max-steps N] [--device auto|cpu|cuda] [--vllm off|colocate|server]
+
+GRPO on TRL's `GRPOTrainer`, extended in one place: `HRDTrainer._generate_and_score_completions`
+replaces TRL's per-sequence advantages with per-token ones (`training.hrd`). Rewards come from the
+verifier (`verify_batch`, candidates of a prompt in parallel sandboxes). Prompts are generated
+problems (`training.data`) plus every problem users asked about in the feedback store; a fixed
+held-out split is evaluated before and after training. Each run directory holds:
+
+    prompts.jsonl        the prompt set with its split (a resumed run reuses it)
+    rollouts.jsonl       every completion: verdict, rewards, advantages, token counts
+    heldout.jsonl        held-out correct rate (and speedup on a GPU) before / after
+    runs/                TensorBoard (rewards, correct rate, plan and code advantages, KL, lengths)
+    checkpoint-N/, final/  Hugging Face checkpoints, each published to LATEST (the LSP reloads it)
+    curves.png           the main curves at the end
+
+A killed run resumes from its last checkpoint when started again with the same --out.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from . import checkpoints, hrd, prompts
+
+CONFIGS = {
+    # a few steps on CPU with the interpreter-backed verifier, well under 10 minutes (CI runs it)
+    "tiny": dict(train_prompts=6, heldout=2, num_generations=4, batch=4, grad_accum=1, max_steps=3,
+                 max_completion_length=160, lr=5e-5, kl=0.0, temperature=1.0, save_steps=2, eval_n=2,
+                 prompt_seed=7001, jobs=2),
+    # the embedded default's RL stage on one H200
+    "small": dict(train_prompts=400, heldout=32, num_generations=8, batch=16, grad_accum=1, max_steps=60,
+                  max_completion_length=1024, lr=2e-5, kl=0.01, temperature=0.9, save_steps=10, eval_n=4,
+                  prompt_seed=7001, jobs=4),
+}
+
+
+def load_config(name: str) -> dict:
+    if name in CONFIGS:
+        return dict(CONFIGS[name])
+    return {**CONFIGS["tiny"], **json.loads(Path(name).read_text())}
+
+
+# ---------------------------------------------------------------- prompts
+
+def _digest(problem: str) -> str:
+    return hashlib.sha1(problem.encode()).hexdigest()
+
+
+def build_prompt_set(n_train: int, n_heldout: int, seed: int, feedback_db: str | None = None,
+                     exclude: set[str] = frozenset(), kernelbench: str | None = None,
+                     log=print) -> list[dict]:
+    """Generated problems plus the feedback store's, each labelled `train` or `heldout`.
+
+    The split is by content hash (stable under reordering); problems in the SFT data (`exclude`) and
+    near-copies of KernelBench never enter; a feedback problem can land on either side."""
+    from .data.generate import generate
+    from .data.novelty import NEAR_COPY, closest, find_kernelbench
+
+    rows = [{"pid": s.id, "family": s.family, "problem": s.problem, "source": "generated"}
+            for s in generate(2 * (n_train + n_heldout) + 8, seed) if s.problem not in exclude]
+    if feedback_db and Path(feedback_db).exists():
+        from .feedback import rl_prompts
+
+        fb = rl_prompts(feedback_db)
+        rows += [{"pid": f"feedback-{_digest(p)[:10]}", "family": "feedback", "problem": p, "source": "feedback"}
+                 for p in fb]
+        log(f"rl: {len(fb)} problems from the feedback store {feedback_db}")
+    try:
+        root = find_kernelbench(kernelbench)
+    except ValueError as e:
+        root = None
+        log(f"rl: novelty guard skipped ({e})")
+    if root is not None:
+        kept = [r for r in rows if r["source"] == "feedback" or closest(r["problem"], root)[0] < NEAR_COPY]
+        if len(kept) < len(rows):
+            log(f"rl: dropped {len(rows) - len(kept)} generated problems too close to KernelBench")
+        rows = kept
+    feedback = [r for r in rows if r["source"] == "feedback"]
+    generated = [r for r in rows if r["source"] == "generated"][:n_train + n_heldout]
+    ordered = sorted(generated + feedback, key=lambda r: _digest(r["problem"]))
+    for i, r in enumerate(ordered):
+        r["split"] = "heldout" if i < n_heldout else "train"
+    return ordered
+
+
+def sft_problems(paths: list[str]) -> set[str]:
+    out = set()
+    for p in paths:
+        if Path(p).exists():
+            out |= {json.loads(line)["problem"] for line in Path(p).read_text().splitlines() if line.strip()}
+    return out
+
+
+# ---------------------------------------------------------------- rewards
+
+class VerifierReward:
+    """TRL reward functions backed by the verifier: `correct` verifies the batch (grouped by problem,
+    problems in parallel, candidates of a problem in parallel sandboxes); `speedup` reuses those
+    verdicts. `last` keeps the batch's parse results and verdicts for logging."""
+
+    def __init__(self, verify_cfg, speedup_cap: float = hrd.SPEEDUP_CAP, jobs: int = 2, max_len: int | None = None):
+        self.cfg = verify_cfg
+        self.cap = speedup_cap
+        self.jobs = jobs
+        self.max_len = max_len
+        self.last: dict | None = None
+
+    def _verify(self, completions: list[str], completion_ids: list[list[int]], problem: list[str]) -> list[dict]:
+        from verifier import verify_batch
+
+        parsed = []
+        for text, ids in zip(completions, completion_ids):
+            truncated = self.max_len is not None and len(ids) >= self.max_len
+            parsed.append(prompts.parse_response(text, truncated=truncated))
+        results: list[dict] = [{"parse": p.error, "verdict": None if p.ok else
+                                prompts.parse_failure_verdict(p).to_dict()} for p in parsed]
+        by_problem: dict[str, list[int]] = {}
+        for i, p in enumerate(parsed):
+            if p.ok:
+                by_problem.setdefault(problem[i], []).append(i)
+
+        def one(item):
+            src, idx = item
+            try:
+                vs = [v.to_dict() for v in verify_batch(src, [parsed[i].code for i in idx], self.cfg)]
+            except Exception as e:  # a broken prompt or a verifier fault: unscorable, never fatal
+                vs = [{"ok": None, "stage": "verifier-error", "reasons": [{"rule": type(e).__name__,
+                                                                           "message": str(e)[:300]}]}] * len(idx)
+            return idx, vs
+
+        with ThreadPoolExecutor(max_workers=max(1, self.jobs)) as ex:
+            for idx, vs in ex.map(one, by_problem.items()):
+                for i, v in zip(idx, vs):
+                    results[i]["verdict"] = v
+        return results
+
+    def correct(self, prompts, completions, completion_ids, problem, **kw) -> list[float | None]:
+        results = self._verify(list(completions), list(completion_ids), list(problem))
+        self.last = {"completions": completions, "results": results, "pid": kw.get("pid")}
+        out = []
+        for r in results:
+            v = r["verdict"]
+            out.append(None if v is not None and v.get("ok") is None else hrd.rewards(v, self.cap)[0])
+        return out
+
+    def speedup(self, prompts, completions, **kw) -> list[float | None]:
+        assert self.last is not None and self.last["completions"] is completions, "correct() runs first"
+        out = []
+        for r in self.last["results"]:
+            v = r["verdict"]
+            out.append(None if v is not None and v.get("ok") is None else hrd.rewards(v, self.cap)[1])
+        return out
+
+
+# ---------------------------------------------------------------- trainer
+
+def _make_trainer_class():
+    import torch
+    from trl import GRPOTrainer
+
+    class HRDTrainer(GRPOTrainer):
+        """GRPOTrainer with per-token advantages: HRD (plan ← speedup, code ← correctness) or uniform."""
+
+        def __init__(self, *args, verifier_reward: VerifierReward, reward_mode: str = "hrd", alpha: float = 0.1,
+                     beta_mix: float = 0.5, rollout_log: Path | None = None, **kw):
+            self.verifier_reward = verifier_reward
+            self.reward_mode, self.alpha, self.beta_mix = reward_mode, alpha, beta_mix
+            self.rollout_log = rollout_log
+            self._hrd_rewards = None
+            super().__init__(*args, reward_funcs=[verifier_reward.correct, verifier_reward.speedup], **kw)
+
+        def _calculate_rewards(self, inputs, prompts_, completions, completion_ids_list):
+            r = super()._calculate_rewards(inputs, prompts_, completions, completion_ids_list)
+            self._hrd_rewards = r  # (N over all processes, 2): R_correct, R_speedup
+            return r
+
+        def _generate_and_score_completions(self, inputs):
+            out = super()._generate_and_score_completions(inputs)
+            mode = "train" if self.model.training else "eval"
+            group = self.num_generations if mode == "train" else self.num_generations_eval
+            r = self._hrd_rewards.float()
+            n_local = out["completion_ids"].size(0)
+            lo = self.accelerator.process_index * n_local
+            roles = hrd.roles_tensor(out["completion_ids"], out["completion_mask"], self.processing_class)
+            roles = roles.to(out["completion_ids"].device)
+            if self.reward_mode == "hrd":
+                a_code = hrd.group_advantages(r[:, 0], group, self.scale_rewards)[lo:lo + n_local]
+                a_plan = hrd.group_advantages(r[:, 1], group, self.scale_rewards)[lo:lo + n_local]
+                adv = hrd.hrd_advantages(roles, a_plan, a_code, self.alpha)
+            else:
+                mix = self.beta_mix * r[:, 0] + (1 - self.beta_mix) * r[:, 1]
+                a_code = a_plan = hrd.group_advantages(mix, group, self.scale_rewards)[lo:lo + n_local]
+                adv = hrd.uniform_advantages(roles, a_code)
+            out["advantages"] = adv.to(out["completion_mask"].device)
+            self._log_hrd(mode, r, roles, adv, a_plan, a_code)
+            return out
+
+        def _log_hrd(self, mode, r, roles, adv, a_plan, a_code):
+            plan, code = roles == hrd.PLAN, roles == hrd.CODE
+            m = self._metrics[mode]
+            valid = ~torch.isnan(r[:, 0])
+            m["hrd/correct_rate"].append(r[valid, 0].mean().item() if valid.any() else 0.0)
+            m["hrd/speedup_reward"].append(r[valid, 1].mean().item() if valid.any() else 0.0)
+            m["hrd/plan_advantage"].append(adv[plan].abs().mean().item() if plan.any() else 0.0)
+            m["hrd/code_advantage"].append(adv[code].abs().mean().item() if code.any() else 0.0)
+            m["hrd/plan_token_frac"].append(plan.sum().item() / max(1, (plan | code).sum().item()))
+            last = self.verifier_reward.last
+            if self.rollout_log is None or last is None:
+                return
+            path = self.rollout_log if self.accelerator.process_index == 0 else \
+                self.rollout_log.with_suffix(f".rank{self.accelerator.process_index}.jsonl")
+            with open(path, "a") as f:
+                for i, (text, res) in enumerate(zip(last["completions"], last["results"])):
+                    v = res["verdict"] or {}
+                    f.write(json.dumps({
+                        "step": self.state.global_step, "mode": mode, "rank": self.accelerator.process_index,
+                        "pid": (last.get("pid") or [None] * len(last["results"]))[i],
+                        "ok": v.get("ok"), "stage": v.get("stage"), "parse": res["parse"],
+                        "rules": [x.get("rule") for x in v.get("reasons", [])][:3], "speedup": v.get("speedup"),
+                        "r_correct": hrd.rewards(res["verdict"])[0], "r_speedup": hrd.rewards(res["verdict"])[1],
+                        "a_plan": round(float(a_plan[i]), 4), "a_code": round(float(a_code[i]), 4),
+                        "plan_tokens": int(plan[i].sum()), "code_tokens": int(code[i].sum()),
+                        "completion": text}) + "\n")
+
+    return HRDTrainer
+
+
+# ---------------------------------------------------------------- held-out evaluation
+
+def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max_new_tokens: int,
+                     temperature: float, jobs: int = 2, seed: int = 0) -> dict:
+    """Sample `n` completions per held-out problem with the policy, verify them, and report the
+    correct rate (the mean of R_correct) and the mean speedup of the correct ones."""
+    import torch
+
+    if not rows:
+        return {"problems": 0, "samples": 0, "correct_rate": None}
+    reward = VerifierReward(verify_cfg, jobs=jobs, max_len=max_new_tokens)
+    was_training = model.training
+    model.eval()
+    texts, ids_list, problems = [], [], []
+    device = next(model.parameters()).device
+    torch.manual_seed(seed)
+    for r in rows:
+        prompt = prompts.render(prompts.build_messages(r["problem"]), tokenizer)
+        enc = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(device)
+        with torch.no_grad():
+            gen = model.generate(**enc, do_sample=True, temperature=temperature, top_p=1.0,
+                                 max_new_tokens=max_new_tokens, num_return_sequences=n,
+                                 pad_token_id=tokenizer.pad_token_id)
+        for row in gen[:, enc["input_ids"].shape[1]:].tolist():
+            if tokenizer.eos_token_id in row:
+                row = row[:row.index(tokenizer.eos_token_id) + 1]
+            row = [t for t in row if t != tokenizer.pad_token_id or t == tokenizer.eos_token_id]
+            ids_list.append(row)
+            texts.append(tokenizer.decode(row, skip_special_tokens=True))
+            problems.append(r["problem"])
+    model.train(was_training)
+    rc = reward.correct(None, texts, ids_list, problems)
+    speed = [v["verdict"].get("speedup") for v in reward.last["results"] if v["verdict"] and v["verdict"].get("ok")]
+    stages: dict[str, int] = {}
+    for res in reward.last["results"]:
+        st = "parse" if res["parse"] else (res["verdict"] or {}).get("stage", "?")
+        stages[st] = stages.get(st, 0) + 1
+    scored = [x for x in rc if x is not None]
+    timed = [s for s in speed if s]
+    return {"problems": len(rows), "samples": len(texts), "correct_rate": sum(scored) / max(1, len(scored)),
+            "mean_speedup_correct": sum(timed) / len(timed) if timed else None, "stages": stages}
+
+
+# ---------------------------------------------------------------- curves
+
+CURVES = [("reward", "reward (weighted sum)"), ("hrd/correct_rate", "correct rate"),
+          ("hrd/plan_advantage", "|advantage| plan tokens"), ("hrd/code_advantage", "|advantage| code tokens"),
+          ("kl", "KL to reference"), ("completions/mean_length", "completion length (tokens)")]
+
+
+def plot_curves(log_history: list[dict], path: Path, title: str) -> Path | None:
+    """A PNG of the main training curves (matplotlib, headless)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, axes = plt.subplots(2, 3, figsize=(12, 6.5))
+    for ax, (key, label) in zip(axes.flat, CURVES):
+        pts = [(h["step"], h[key]) for h in log_history if key in h and "step" in h]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", ms=3)
+        ax.set_title(label, fontsize=10)
+        ax.set_xlabel("step")
+        ax.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# ---------------------------------------------------------------- main
+
+def _verify_config(device: str, jobs: int):
+    import torch
+    from verifier import VerifyConfig
+
+    from .data.build import CPU_SIZES
+
+    dev = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
+    if dev == "cpu":  # the interpreter: one trial at small sizes plus the two perturbed ones, no timing
+        return VerifyConfig(device="cpu", pool=True, trials=1, measure=False, max_parallel=jobs, **CPU_SIZES)
+    return VerifyConfig(device="cuda", pool=True, max_parallel=jobs)
+
+
+def _pin_verifier_gpu(local_rank: int) -> None:
+    """Under `accelerate launch`, verify each rank's rollouts on that rank's GPU: the sandboxed
+    workers inherit CUDA_VISIBLE_DEVICES (set after this process has its own CUDA context)."""
+    visible = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    os.environ["CUDA_VISIBLE_DEVICES"] = visible[local_rank] if local_rank < len(visible) else str(local_rank)
+
+
+def _vllm_mode(choice: str) -> str | None:
+    if choice == "off":
+        return None
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        if choice != "auto":
+            raise SystemExit(f"--vllm {choice}: vLLM is not installed (pip install 'tritonrl[vllm]' on a CUDA machine)")
+        return None
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    return "colocate" if choice == "auto" else choice
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.rl", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config", default="tiny")
+    ap.add_argument("--init", required=True, help="the SFT checkpoint (or run directory) to start from")
+    ap.add_argument("--out", default="runs/rl")
+    ap.add_argument("--reward", choices=["hrd", "uniform"], default="hrd")
+    ap.add_argument("--alpha", type=float, default=0.1, help="HRD: weight of the plan tokens' speedup advantage")
+    ap.add_argument("--beta", type=float, default=0.5, help="uniform: β·R_correct + (1-β)·R_speedup on every token")
+    ap.add_argument("--feedback", help="also take prompts from this feedback store (default: the per-user store, "
+                                       "when it exists)")
+    ap.add_argument("--no-feedback", action="store_true", help="do not read any feedback store")
+    ap.add_argument("--lora", action="store_true", help="train a LoRA adapter on --init (large models)")
+    ap.add_argument("--max-steps", type=int)
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="where rollouts are verified")
+    ap.add_argument("--vllm", default="auto", choices=["auto", "off", "colocate", "server"],
+                    help="rollouts through vLLM (TRL's colocate or server mode) when installed; else transformers")
+    ap.add_argument("--kernelbench", help="KernelBench root for the novelty guard on generated prompts")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    cfg = load_config(args.config)
+    if args.max_steps:
+        cfg["max_steps"] = args.max_steps
+
+    import torch
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
+    from transformers.trainer_utils import get_last_checkpoint
+    from trl import GRPOConfig
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    init = checkpoints.resolve(args.init)
+    if not checkpoints.is_checkpoint(init):
+        raise SystemExit(f"--init {args.init}: not a checkpoint (no config.json or adapter_config.json)")
+    t_start = time.time()
+
+    # prompts: written once per run, reused on resume (the held-out split must not move)
+    prompt_file = out / "prompts.jsonl"
+    if prompt_file.exists():
+        rows = [json.loads(x) for x in prompt_file.read_text().splitlines() if x.strip()]
+    else:
+        from .feedback import default_path
+
+        fb = None if args.no_feedback else (args.feedback or str(default_path()))
+        from .sft import CONFIGS as SFT_CONFIGS
+
+        exclude = sft_problems(sorted({p for c in SFT_CONFIGS.values() for p in c["data"]}))
+        rows = build_prompt_set(cfg["train_prompts"], cfg["heldout"], cfg["prompt_seed"], fb, exclude,
+                                args.kernelbench)
+        prompt_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    train_rows = [r for r in rows if r["split"] == "train"]
+    held = [r for r in rows if r["split"] == "heldout"]
+    print(f"rl: {len(train_rows)} training prompts, {len(held)} held out", flush=True)
+
+    tokenizer = AutoTokenizer.from_pretrained(str(init))
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    peft_config = None
+    if (init / "adapter_config.json").exists():
+        from peft import AutoPeftModelForCausalLM
+
+        model = AutoPeftModelForCausalLM.from_pretrained(str(init), is_trainable=True)
+    else:
+        model = AutoModelForCausalLM.from_pretrained(str(init), dtype=torch.float32)
+        if args.lora:
+            from peft import LoraConfig
+
+            peft_config = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM")
+
+    verify_cfg = _verify_config(args.device, cfg["jobs"])
+    data = Dataset.from_list([{"prompt": prompts.render(prompts.build_messages(r["problem"]), tokenizer),
+                               "problem": r["problem"], "pid": r["pid"]} for r in train_rows])
+    vllm_mode = _vllm_mode(args.vllm)
+    gpu = torch.cuda.is_available()
+    gcfg = GRPOConfig(
+        output_dir=str(out), max_steps=cfg["max_steps"], per_device_train_batch_size=cfg["batch"],
+        gradient_accumulation_steps=cfg["grad_accum"], num_generations=cfg["num_generations"],
+        max_completion_length=cfg["max_completion_length"], learning_rate=cfg["lr"], beta=cfg["kl"],
+        temperature=cfg["temperature"], logging_steps=1, save_steps=cfg["save_steps"], save_total_limit=2,
+        report_to=["tensorboard"], seed=args.seed, use_cpu=not gpu, bf16=gpu, scale_rewards="group",
+        reward_weights=[1.0, args.alpha] if args.reward == "hrd" else [args.beta, 1 - args.beta],
+        use_vllm=vllm_mode is not None, vllm_mode=vllm_mode or "colocate", log_completions=False,
+        remove_unused_columns=False, dataloader_num_workers=0, lr_scheduler_type="constant_with_warmup",
+        warmup_steps=min(5, cfg["max_steps"] // 10))
+    os.environ.setdefault("TENSORBOARD_LOGGING_DIR", str(out / "runs"))
+
+    class Publish(TrainerCallback):  # every saved checkpoint becomes the served one
+        def on_save(self, a, state, control, **kw):
+            if state.is_world_process_zero:
+                ck = out / f"checkpoint-{state.global_step}"
+                if checkpoints.is_checkpoint(ck):
+                    checkpoints.publish(out, ck, stage="rl", step=state.global_step, reward=args.reward)
+
+    trainer = _make_trainer_class()(
+        model=model, args=gcfg, train_dataset=data, processing_class=tokenizer, peft_config=peft_config,
+        callbacks=[Publish()], verifier_reward=VerifierReward(verify_cfg, jobs=cfg["jobs"],
+                                                              max_len=cfg["max_completion_length"]),
+        reward_mode=args.reward, alpha=args.alpha, beta_mix=args.beta, rollout_log=out / "rollouts.jsonl")
+    if trainer.accelerator.num_processes > 1 and verify_cfg.device == "cuda":
+        _pin_verifier_gpu(trainer.accelerator.local_process_index)
+    main_proc = trainer.accelerator.is_main_process
+
+    def heldout(tag: str) -> dict:
+        res = evaluate_heldout(trainer.accelerator.unwrap_model(trainer.model), tokenizer, held, verify_cfg,
+                               cfg["eval_n"], cfg["max_completion_length"], cfg["temperature"], cfg["jobs"],
+                               seed=args.seed)
+        res.update(tag=tag, step=trainer.state.global_step, reward=args.reward, time=time.time())
+        with open(out / "heldout.jsonl", "a") as f:
+            f.write(json.dumps(res) + "\n")
+        print(f"rl: held-out {tag}: correct rate {res['correct_rate']} over {res['samples']} samples "
+              f"({res.get('stages')})", flush=True)
+        return res
+
+    last = get_last_checkpoint(str(out)) if any(out.glob("checkpoint-*")) else None
+    if main_proc and last is None and held:
+        heldout("before")
+    trainer.train(resume_from_checkpoint=last)
+    final = out / "final"
+    trainer.save_model(str(final))
+    if main_proc:
+        tokenizer.save_pretrained(str(final))
+        after = heldout("after") if held else {}
+        (final / "tritonrl.json").write_text(json.dumps({
+            "stage": "rl", "config": args.config, "init": str(init), "reward": args.reward, "alpha": args.alpha,
+            "beta": args.beta, "steps": trainer.state.global_step, "heldout_after": after.get("correct_rate")},
+            indent=1))
+        checkpoints.publish(out, final, stage="rl", step=trainer.state.global_step, reward=args.reward)
+        (out / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
+        png = plot_curves(trainer.state.log_history, out / "curves.png",
+                          f"GRPO ({args.reward}{', α=%g' % args.alpha if args.reward == 'hrd' else ', β=%g' % args.beta})"
+                          f" from {init.name}")
+        print(f"rl: saved {final} after {trainer.state.global_step} steps in {time.time() - t_start:.0f} s"
+              + (f"; curves {png}" if png else ""), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
