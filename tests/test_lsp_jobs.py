@@ -176,6 +176,29 @@ async def test_settings_come_from_workspace_configuration_and_are_reread_on_chan
 
 
 @pytest.mark.asyncio
+async def test_a_generate_sent_right_after_initialized_waits_for_the_workspace_configuration(tmp_path, chat_server):
+    """A job asked for at once (before the client has answered workspace/configuration) runs with the
+    client's settings: the endpoint, served model and n exist only in workspace/configuration."""
+    uri = (tmp_path / "mod.py").as_uri()
+    config = {"tritonrl": {"endpoint": chat_server, "servedModel": "from-config", "n": 2, "trials": 1,
+                           "turns": 1, "device": "cpu", "feedbackDb": str(tmp_path / "fb.sqlite3")}}
+    _ChatServer.reset(["no code", "no code either"])
+    # the command line says a dead endpoint and n=3; the client takes 2 s to answer workspace/configuration
+    async with lsp("--endpoint", "http://127.0.0.1:9", "-n", "3", configuration=config,
+                   configuration_delay_s=2.0) as client:
+        open_doc(client, uri, MYRELU)          # `initialized` went out just now; no waiting for the settings log
+        t0 = time.monotonic()
+        r = await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="tritonrl.generate", arguments=[uri, "MyReLU", 1, {"wait": True}])), 120)
+        assert time.monotonic() - t0 >= 1.5                       # it waited for the answer (not the 40 s cap)
+        assert r == {"started": True, "outcome": "done, none verified"}
+        assert len(_ChatServer.requests) == 1
+        body = _ChatServer.requests[0]["body"]
+        assert (body["model"], body["n"]) == ("from-config", 2)
+        assert not any("no settings from the client" in lm.message for lm in client.log_messages)
+
+
+@pytest.mark.asyncio
 async def test_did_change_configuration_without_workspace_configuration_uses_the_pushed_settings(chat_server):
     async with lsp(endpoint=chat_server) as client:      # this client does not answer workspace/configuration
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
