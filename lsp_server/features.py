@@ -48,9 +48,12 @@ def build_server(settings: Settings | None = None) -> TritonRLServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: TritonRLServer, params: types.InitializedParams):
-        await ls.pull_configuration("workspace/configuration")
-        ls.started = True
-        ls.watch_model()
+        try:
+            await ls.pull_configuration("workspace/configuration")
+            ls.started = True
+            ls.watch_model()
+        finally:
+            ls.settings_ready.set()  # generate requests that came in meanwhile go on now
         ls.note(f"TritonRL serves {ls._model_id() or 'no model (set model or endpoint)'}")
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -84,6 +87,7 @@ def build_server(settings: Settings | None = None) -> TritonRLServer:
     async def generate(ls: TritonRLServer, *args):
         """[uri, class, version?, {"wait": bool}?]: with wait, answer when the job ends ({"outcome"}),
         and a $/cancelRequest for this request cancels the job."""
+        await ls.wait_for_settings()  # the first workspace/configuration read, when one is under way
         try:
             opts = args[3] if len(args) > 3 and isinstance(args[3], dict) else {}
             res, job = ls.start_generate(args[0], args[1], args[2] if len(args) > 2 else None)

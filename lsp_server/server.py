@@ -38,6 +38,8 @@ notification ``tritonrl/modelChanged`` {model_id, path, step?}. A failed load ke
 
 Settings (lsp_server/settings.py): command line, then initializationOptions, then the client's
 ``workspace/configuration`` section ``tritonrl``, read again on ``workspace/didChangeConfiguration``.
+``tritonrl.generate`` waits for the first read (started by ``initialized``) so that a job asked for
+right after start-up runs with the client's settings, not the defaults; listing code actions never waits.
 
 Layout: this module is the behaviour; lsp_server/features.py wires LSP messages to it;
 lsp_server/jobs.py holds the job records; lsp_server/reload.py the checkpoint watcher.
@@ -76,6 +78,7 @@ CMD_CANCEL = "tritonrl.cancel"
 CMD_STATUS = "tritonrl.status"
 MODEL_CHANGED = "tritonrl/modelChanged"
 MAX_APPLY = 3
+SETTINGS_WAIT_S = 40.0   # longest a generate waits for the first settings read (that read gives up at 30 s)
 CPU_NOTE = "correctness checked by the CPU interpreter, speed not measured"
 
 
@@ -115,6 +118,7 @@ class TritonRLServer(LanguageServer):
         self.client_progress = False
         self.client_config = False              # the client answers workspace/configuration
         self.started = False                    # `initialized` received
+        self.settings_ready = asyncio.Event()   # set once `initialized` has read the client's settings
         self._feedback = None
 
     # -- feedback store: what was shown and what the user did; never allowed to break a request --
@@ -202,6 +206,18 @@ class TritonRLServer(LanguageServer):
         if res and res[0] is not None:
             self.apply_settings(res[0], origin)
         return True
+
+    async def wait_for_settings(self, timeout: float = SETTINGS_WAIT_S) -> None:
+        """Wait until `initialized` has read the client's settings (at most `timeout` s: a client that
+        never sends `initialized` gets the settings the server has). A client that does not answer
+        workspace/configuration has given all its settings already: no wait."""
+        if self.settings_ready.is_set() or not self.client_config:
+            return
+        try:
+            await asyncio.wait_for(self.settings_ready.wait(), timeout)
+        except asyncio.TimeoutError:
+            self.note(f"TritonRL: no settings from the client after {timeout:.0f} s; using the ones I have",
+                      types.MessageType.Warning)
 
     # -- backend and reload -------------------------------------------------------------------------
     def _load(self, model: str | None):

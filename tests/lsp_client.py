@@ -11,7 +11,7 @@ import attrs
 from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient
-from pytest_lsp.client import register_lsp_features
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from conftest import ROOT
 
@@ -47,13 +47,23 @@ CAPS = types.ClientCapabilities(
 
 @contextlib.asynccontextmanager
 async def lsp(*server_args: str, caps: types.ClientCapabilities = CAPS, configuration: dict | None = None,
-              **init_options):
+              configuration_delay_s: float = 0.0, **init_options):
     """The real server over stdio and pytest-lsp's client. `configuration` is what the client answers to
-    workspace/configuration (the client then advertises that capability); custom notifications the
-    server sends are collected in `client.notifications` as (method, params)."""
+    workspace/configuration (the client then advertises that capability), after `configuration_delay_s`
+    seconds (a slow client); custom notifications the server sends are collected in
+    `client.notifications` as (method, params)."""
     client = LanguageClient(converter_factory=_converter,
                             configuration=None if configuration is None else {"": configuration})
-    register_lsp_features(client)
+    features = dict(DEFAULT_CLIENT_FEATURES)
+    if configuration_delay_s:
+        answer = features[types.WORKSPACE_CONFIGURATION]
+
+        async def slow_configuration(ls: LanguageClient, params: types.ConfigurationParams):
+            await asyncio.sleep(configuration_delay_s)
+            return answer(ls, params)
+
+        features[types.WORKSPACE_CONFIGURATION] = slow_configuration
+    register_lsp_features(client, features)
     client.notifications = []
 
     @client.feature("tritonrl/modelChanged")

@@ -273,3 +273,25 @@ def test_sibling_uri_and_settings():
     s.update({"tritonrl": {"device": "cpu"}})
     s.update(None)
     assert s.device == "cpu"
+
+
+def test_wait_for_settings_returns_at_once_without_workspace_configuration_and_gives_up_after_its_timeout():
+    from lsp_server.server import TritonRLServer
+
+    async def main():
+        ls = TritonRLServer()                 # a client without workspace/configuration: nothing to wait for
+        t0 = time.monotonic()
+        await ls.wait_for_settings(30)
+        assert time.monotonic() - t0 < 1
+        ls.client_config = True               # one that never sends `initialized`: the timeout ends the wait
+        t0 = time.monotonic()
+        await ls.wait_for_settings(0.2)
+        assert 0.15 < time.monotonic() - t0 < 5
+        ls = TritonRLServer()
+        ls.client_config = True               # the settings arrive: the wait ends then
+        asyncio.get_running_loop().call_later(0.1, ls.settings_ready.set)
+        t0 = time.monotonic()
+        await ls.wait_for_settings(30)
+        assert time.monotonic() - t0 < 5
+
+    asyncio.run(main())

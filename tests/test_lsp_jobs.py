@@ -176,6 +176,29 @@ async def test_settings_come_from_workspace_configuration_and_are_reread_on_chan
 
 
 @pytest.mark.asyncio
+async def test_a_generate_sent_right_after_initialized_waits_for_the_workspace_configuration(tmp_path, chat_server):
+    """A job asked for at once (before the client has answered workspace/configuration) runs with the
+    client's settings: the endpoint, served model and n exist only in workspace/configuration."""
+    uri = (tmp_path / "mod.py").as_uri()
+    config = {"tritonrl": {"endpoint": chat_server, "servedModel": "from-config", "n": 2, "trials": 1,
+                           "turns": 1, "device": "cpu", "feedbackDb": str(tmp_path / "fb.sqlite3")}}
+    _ChatServer.reset(["no code", "no code either"])
+    # the command line says a dead endpoint and n=3; the client takes 2 s to answer workspace/configuration
+    async with lsp("--endpoint", "http://127.0.0.1:9", "-n", "3", configuration=config,
+                   configuration_delay_s=2.0) as client:
+        open_doc(client, uri, MYRELU)          # `initialized` went out just now; no waiting for the settings log
+        t0 = time.monotonic()
+        r = await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="tritonrl.generate", arguments=[uri, "MyReLU", 1, {"wait": True}])), 120)
+        assert time.monotonic() - t0 >= 1.5                       # it waited for the answer (not the 40 s cap)
+        assert r == {"started": True, "outcome": "done, none verified"}
+        assert len(_ChatServer.requests) == 1
+        body = _ChatServer.requests[0]["body"]
+        assert (body["model"], body["n"]) == ("from-config", 2)
+        assert not any("no settings from the client" in lm.message for lm in client.log_messages)
+
+
+@pytest.mark.asyncio
 async def test_did_change_configuration_without_workspace_configuration_uses_the_pushed_settings(chat_server):
     async with lsp(endpoint=chat_server) as client:      # this client does not answer workspace/configuration
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
@@ -253,6 +276,104 @@ async def test_a_newly_published_checkpoint_is_loaded_and_announced(tmp_path, ti
         assert (await execute(client, gen))["started"]
         m = await wait_message(client, lambda m: "no verified kernel" in m or "failed" in m, timeout=180)
         assert "no verified kernel for MyReLU" in m.message and "parse" in m.message
+
+
+@pytest.fixture(scope="session")
+def canned_checkpoint(tmp_path_factory):
+    """A real Hugging Face checkpoint (a 1-layer Llama, loaded by the transformers backend) that always
+    answers GOOD: the whole answer is one added token; attention and MLP are zero, so the logits depend
+    on the last token only: after any prompt token the answer token wins, after the answer token EOS."""
+    pytest.importorskip("transformers")
+    import torch
+    from tokenizers import AddedToken
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from training.sft import train_tokenizer
+
+    tok = train_tokenizer([PROBLEM] * 2, 300)
+    tok.add_tokens([AddedToken(answer(GOOD), normalized=False, special=False)])
+    ans, eos = tok.convert_tokens_to_ids(answer(GOOD)), tok.eos_token_id
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=8, intermediate_size=8, num_hidden_layers=1,
+                      num_attention_heads=1, num_key_value_heads=1, max_position_embeddings=4096,
+                      bos_token_id=tok.bos_token_id, eos_token_id=eos, pad_token_id=tok.pad_token_id,
+                      tie_word_embeddings=False)
+    model = LlamaForCausalLM(cfg)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        for name, p in model.named_parameters():
+            if "norm" in name:
+                p.fill_(1.0)
+        emb = model.model.embed_tokens.weight
+        emb[:, 1] = 1.0                   # every token but the answer: direction 1
+        emb[ans] = 0.0
+        emb[ans, 0] = 1.0                 # the answer token: direction 0
+        model.lm_head.weight[ans, 1] = 20.0
+        model.lm_head.weight[eos, 0] = 20.0
+    d = tmp_path_factory.mktemp("canned") / "ckpt"
+    model.save_pretrained(str(d))
+    tok.save_pretrained(str(d))
+    return d
+
+
+@pytest.mark.asyncio
+async def test_a_running_job_finishes_with_its_model_and_the_next_job_uses_the_new_checkpoint(
+        tmp_path, canned_checkpoint):
+    """A checkpoint published while a job runs: that job's results and feedback rows carry the old model
+    id, the client gets tritonrl/modelChanged, and the next job runs on the new checkpoint."""
+    import sqlite3
+
+    from training.feedback import FeedbackStore
+
+    run = tmp_path / "run"
+    old, new = (shutil.copytree(canned_checkpoint, run / name) for name in ("ckpt-1", "ckpt-2"))
+    old_id, new_id = str(old.resolve()), str(new.resolve())
+    checkpoints.publish(run, old, step=1)
+    db = tmp_path / "feedback.sqlite3"
+    FeedbackStore(db).close()
+    # The test holds the feedback store's write lock until the new model is announced: the job cannot
+    # log its rows (the step after verifying, where it names its model) and so cannot finish before
+    # the swap, however fast verification is. (SQLite makes the server's insert wait; its timeout is 30 s.)
+    gate = sqlite3.connect(str(db), isolation_level=None)
+    uri = (tmp_path / "mod.py").as_uri()
+    async with lsp("--model", str(run), "--device", "cpu", "-n", "1", "--turns", "1", "--trials", "1",
+                   "--max-new-tokens", "16", "--feedback-db", str(db)) as client:
+        open_doc(client, uri, MYRELU)
+        gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
+        gate.execute("BEGIN EXCLUSIVE")
+        try:
+            assert (await execute(client, gen)) == {"started": True}
+            await wait_for(lambda: generating(client), 120, "job 1 generating")  # it holds its backend now
+            assert (await status(client))["model_id"] == old_id
+            checkpoints.publish(run, new, step=2)
+            (method, params) = await wait_for(lambda: client.notifications and client.notifications[0], 60,
+                                              "tritonrl/modelChanged")
+            assert method == "tritonrl/modelChanged"
+            assert _field(params, "model_id") == new_id and _field(params, "step") == 2
+            assert (await status(client))["jobs"] != []        # job 1 is still running
+        finally:
+            gate.execute("ROLLBACK")
+            gate.close()
+        done1 = await wait_message(client, lambda m: "verified Triton kernel(s) for MyReLU" in m, timeout=180)
+        msgs = [m.message for m in client.messages]
+        swap = next(i for i, m in enumerate(msgs) if "now serving" in m)
+        assert swap < msgs.index(done1.message), msgs          # announced while job 1 ran
+        assert f"jobs already running finish with {old_id}" in msgs[swap]
+        (row1,) = FeedbackStore(db).rows()
+        assert row1["model_id"] == old_id and row1["code"] == GOOD and row1["ok"] == 1
+        (apply,) = [a for a in await actions_at(client, uri, 5) if a.title.startswith("Apply verified")]
+        assert apply.command.arguments[3] == row1["id"]       # the result shown is that row
+        st = await status(client)
+        assert st["model_id"] == new_id and st["loaded"] and st["jobs"] == []
+
+        # the next job runs on the new checkpoint
+        assert (await execute(client, gen)) == {"started": True}
+        await wait_message(client, lambda m: "verified Triton kernel(s) for MyReLU" in m, timeout=180,
+                           start=len(client.messages))
+        row1_again, row2 = FeedbackStore(db).rows()
+        assert row1_again["id"] == row1["id"] and row1_again["model_id"] == old_id
+        assert row2["model_id"] == new_id and row2["code"] == GOOD
+        assert len(client.notifications) == 1
 
 
 # --- robustness --------------------------------------------------------------------------------------
