@@ -321,7 +321,8 @@ def _verify_config(device: str, jobs: int):
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
     if dev == "cpu":  # the interpreter: one trial at small sizes plus the two perturbed ones, no timing
         return VerifyConfig(device="cpu", pool=True, trials=1, measure=False, max_parallel=jobs, **CPU_SIZES)
-    return VerifyConfig(device="cuda", pool=True, max_parallel=jobs)
+    # GPU: speedup over eager is the plan reward; torch.compile's time is not needed for it
+    return VerifyConfig(device="cuda", pool=True, max_parallel=jobs, compile_baseline=False)
 
 
 def _pin_verifier_gpu(local_rank: int) -> None:
@@ -360,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-feedback", action="store_true", help="do not read any feedback store")
     ap.add_argument("--lora", action="store_true", help="train a LoRA adapter on --init (large models)")
     ap.add_argument("--max-steps", type=int)
+    ap.add_argument("--time-limit", type=float, help="stop training after this many minutes (then the final save "
+                                                     "and the held-out evaluation)")
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="where rollouts are verified")
     ap.add_argument("--vllm", default="auto", choices=["auto", "off", "colocate", "server"],
                     help="rollouts through vLLM (TRL's colocate or server mode) when installed; else transformers")
@@ -375,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
     from transformers.trainer_utils import get_last_checkpoint
     from trl import GRPOConfig
+
+    from .callbacks import TimeLimit
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -442,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
 
     trainer = _make_trainer_class()(
         model=model, args=gcfg, train_dataset=data, processing_class=tokenizer, peft_config=peft_config,
-        callbacks=[Publish()], verifier_reward=VerifierReward(verify_cfg, jobs=cfg["jobs"],
+        callbacks=[Publish()] + ([TimeLimit(args.time_limit)] if args.time_limit else []), verifier_reward=VerifierReward(verify_cfg, jobs=cfg["jobs"],
                                                               max_len=cfg["max_completion_length"]),
         reward_mode=args.reward, alpha=args.alpha, beta_mix=args.beta, rollout_log=out / "rollouts.jsonl")
     if trainer.accelerator.num_processes > 1 and verify_cfg.device == "cuda":

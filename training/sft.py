@@ -93,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--feedback", help="also train on accepted, verified suggestions from this feedback store")
     ap.add_argument("--out", default="runs/sft")
     ap.add_argument("--max-steps", type=int)
+    ap.add_argument("--time-limit", type=float, help="stop after this many minutes of training (saves, then exits 0)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
@@ -103,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.trainer_utils import get_last_checkpoint
     from trl import SFTConfig, SFTTrainer
+
+    from .callbacks import TimeLimit
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -138,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                     bf16=torch.cuda.is_available(), dataloader_num_workers=0)
     os.environ.setdefault("TENSORBOARD_LOGGING_DIR", str(out / "runs"))
     trainer = SFTTrainer(model=model, args=sft, train_dataset=Dataset.from_list(rows), processing_class=tokenizer,
-                         peft_config=peft_config)
+                         peft_config=peft_config,
+                         callbacks=[TimeLimit(args.time_limit)] if args.time_limit else None)
     last = get_last_checkpoint(str(out)) if any(out.glob("checkpoint-*")) else None
     trainer.train(resume_from_checkpoint=last)
     final = out / "final"

@@ -40,6 +40,7 @@ class VerifyConfig:
     timeout_s: float | None = None  # per candidate phase; default 90 s CPU, 180 s GPU
     memory_bytes: int | None = None  # host memory of one sandbox; default 6 GiB CPU, 32 GiB GPU
     measure: bool = True            # GPU only: time candidate and baselines
+    compile_baseline: bool = True   # GPU timing: also time torch.compile of the reference (RL skips it: slow)
     per_tensor: int = 1 << 15       # CPU: shrink the problem until each input has at most this many elements
     total: int = 1 << 16
     implausible_speedup: float = 5.0
@@ -137,7 +138,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     want_timing = cfg.device == "cuda" and cfg.measure and key not in _TIMING_CACHE
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "per_tensor": cfg.per_tensor, "total": cfg.total,
-           "time": want_timing}
+           "time": want_timing, "compile": cfg.compile_baseline}
     w = _worker("reference", cfg)
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})

@@ -161,9 +161,10 @@ def main(job_path: str) -> int:
         timing = {}
         compiled = None
         try:
-            compiled = torch.compile(base_model)
-            with torch.no_grad():
-                compiled(*base_inputs)
+            if job.get("compile", True):
+                compiled = torch.compile(base_model)
+                with torch.no_grad():
+                    compiled(*base_inputs)
         except Exception as e:
             timing["compile_error"] = error_info("compile", e)["message"]
             compiled = None
