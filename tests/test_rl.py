@@ -138,6 +138,14 @@ def test_verifier_reward_scores_real_candidates():
     stages = [r["verdict"]["stage"] for r in vr.last["results"]]
     assert stages[0] == "done" and stages[1] == "correctness" and stages[3] == "parse"
     assert stages[2] != "done"
+    assert vr.stats["verified"] == 3 and vr.stats["reused"] == 0  # junk never reaches the verifier
+    # the same code again (in the batch twice, and seen last step): reused, not re-verified
+    again = [wrong, good, good]
+    assert vr.correct(None, again, [[0]] * 3, [s["problem"]] * 3) == [0.0, 1.0, 1.0]
+    assert vr.stats["verified"] == 0 and vr.stats["reused"] == 3
+    # a different problem with the same code is a different verification
+    other = s["problem"].replace("class Model(", "class Model(  ")
+    assert vr.correct(None, [good], [[0]], [other]) == [1.0] and vr.stats["verified"] == 1
     # a problem the verifier cannot even load: unscorable (None), not a zero reward, never an exception
     assert vr.correct(None, [good], [[0]], ["this is not python ("]) == [None]
 

@@ -39,9 +39,10 @@ CONFIGS = {
                  max_completion_length=160, lr=5e-5, kl=0.0, temperature=1.0, save_steps=2, eval_n=2,
                  prompt_seed=7001, jobs=2),
     # the embedded default's RL stage on one H200
+    # (responses of the SFT model: ~300-750 tokens; verification, not generation, bounds a step)
     "small": dict(train_prompts=400, heldout=32, num_generations=8, batch=16, grad_accum=1, max_steps=60,
-                  max_completion_length=1024, lr=2e-5, kl=0.01, temperature=0.9, save_steps=10, eval_n=4,
-                  prompt_seed=7001, jobs=4),
+                  max_completion_length=768, lr=5e-5, kl=0.01, temperature=1.0, save_steps=5, eval_n=2,
+                  prompt_seed=7001, jobs=8, warmup=1),
 }
 
 
@@ -107,42 +108,68 @@ def sft_problems(paths: list[str]) -> set[str]:
 class VerifierReward:
     """TRL reward functions backed by the verifier: `correct` verifies the batch (grouped by problem,
     problems in parallel, candidates of a problem in parallel sandboxes); `speedup` reuses those
-    verdicts. `last` keeps the batch's parse results and verdicts for logging."""
+    verdicts. `last` keeps the batch's parse results and verdicts for logging.
 
-    def __init__(self, verify_cfg, speedup_cap: float = hrd.SPEEDUP_CAP, jobs: int = 2, max_len: int | None = None):
+    A low-entropy policy samples the same code many times: each distinct (problem, code) pair is
+    verified once and its verdict reused, within a batch and across steps (`cache_size` most recent).
+    Identical responses thereby also get identical speedups, so GPU timing noise between sandboxes
+    running side by side cannot hand them different advantages."""
+
+    def __init__(self, verify_cfg, speedup_cap: float = hrd.SPEEDUP_CAP, jobs: int = 2, max_len: int | None = None,
+                 cache_size: int = 4096):
         self.cfg = verify_cfg
         self.cap = speedup_cap
         self.jobs = jobs
         self.max_len = max_len
+        self.cache_size = cache_size
+        self._cache: dict[str, dict] = {}
         self.last: dict | None = None
+        self.stats: dict = {}
 
     def _verify(self, completions: list[str], completion_ids: list[list[int]], problem: list[str]) -> list[dict]:
         from verifier import verify_batch
 
+        t0 = time.monotonic()
         parsed = []
         for text, ids in zip(completions, completion_ids):
             truncated = self.max_len is not None and len(ids) >= self.max_len
             parsed.append(prompts.parse_response(text, truncated=truncated))
         results: list[dict] = [{"parse": p.error, "verdict": None if p.ok else
                                 prompts.parse_failure_verdict(p).to_dict()} for p in parsed]
-        by_problem: dict[str, list[int]] = {}
-        for i, p in enumerate(parsed):
-            if p.ok:
-                by_problem.setdefault(problem[i], []).append(i)
+        keys = [hashlib.sha1(f"{problem[i]}\0{p.code}".encode()).hexdigest() if p.ok else None
+                for i, p in enumerate(parsed)]
+        # distinct codes still to verify, grouped by problem (one reference run per problem)
+        by_problem: dict[str, dict[str, str]] = {}
+        for i, (p, k) in enumerate(zip(parsed, keys)):
+            if k is not None and k not in self._cache:
+                by_problem.setdefault(problem[i], {})[k] = p.code
+
+        # `jobs` sandboxes in all, shared out over the problems verified side by side
+        per_problem = max(1, self.jobs // max(1, len(by_problem)))
 
         def one(item):
-            src, idx = item
+            src, todo = item
             try:
-                vs = [v.to_dict() for v in verify_batch(src, [parsed[i].code for i in idx], self.cfg)]
+                vs = [v.to_dict() for v in verify_batch(src, list(todo.values()), self.cfg, max_parallel=per_problem)]
             except Exception as e:  # a broken prompt or a verifier fault: unscorable, never fatal
                 vs = [{"ok": None, "stage": "verifier-error", "reasons": [{"rule": type(e).__name__,
-                                                                           "message": str(e)[:300]}]}] * len(idx)
-            return idx, vs
+                                                                           "message": str(e)[:300]}]}] * len(todo)
+            return list(todo), vs
 
-        with ThreadPoolExecutor(max_workers=max(1, self.jobs)) as ex:
-            for idx, vs in ex.map(one, by_problem.items()):
-                for i, v in zip(idx, vs):
-                    results[i]["verdict"] = v
+        fresh: dict[str, dict] = {}
+        with ThreadPoolExecutor(max_workers=max(1, min(self.jobs, len(by_problem) or 1))) as ex:
+            for ks, vs in ex.map(one, by_problem.items()):
+                fresh.update(zip(ks, vs))
+        for i, k in enumerate(keys):
+            if k is not None:
+                results[i]["verdict"] = fresh[k] if k in fresh else self._cache[k]
+        for k, v in fresh.items():
+            if v.get("ok") is not None:  # a verifier fault is retried next time, not remembered
+                self._cache[k] = v
+        while len(self._cache) > self.cache_size:
+            self._cache.pop(next(iter(self._cache)))
+        n_code = sum(k is not None for k in keys)
+        self.stats = {"verify_s": time.monotonic() - t0, "verified": len(fresh), "reused": n_code - len(fresh)}
         return results
 
     def correct(self, prompts, completions, completion_ids, problem, **kw) -> list[float | None]:
@@ -215,6 +242,8 @@ def _make_trainer_class():
             m["hrd/plan_advantage"].append(adv[plan].abs().mean().item() if plan.any() else 0.0)
             m["hrd/code_advantage"].append(adv[code].abs().mean().item() if code.any() else 0.0)
             m["hrd/plan_token_frac"].append(plan.sum().item() / max(1, (plan | code).sum().item()))
+            for k, v in self.verifier_reward.stats.items():  # where a step's time goes
+                m[f"hrd/{k}"].append(float(v))
             last = self.verifier_reward.last
             if self.rollout_log is None or last is None:
                 return
@@ -228,6 +257,7 @@ def _make_trainer_class():
                         "pid": (last.get("pid") or [None] * len(last["results"]))[i],
                         "ok": v.get("ok"), "stage": v.get("stage"), "parse": res["parse"],
                         "rules": [x.get("rule") for x in v.get("reasons", [])][:3], "speedup": v.get("speedup"),
+                        "verify_s": v.get("elapsed_s"),
                         "r_correct": hrd.rewards(res["verdict"])[0], "r_speedup": hrd.rewards(res["verdict"])[1],
                         "a_plan": round(float(a_plan[i]), 4), "a_code": round(float(a_code[i]), 4),
                         "plan_tokens": int(plan[i].sum()), "code_tokens": int(code[i].sum()),
@@ -320,9 +350,10 @@ def _verify_config(device: str, jobs: int):
 
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
     if dev == "cpu":  # the interpreter: one trial at small sizes plus the two perturbed ones, no timing
-        return VerifyConfig(device="cpu", pool=True, trials=1, measure=False, max_parallel=jobs, **CPU_SIZES)
+        return VerifyConfig(device="cpu", pool=True, pool_size=jobs, trials=1, measure=False, max_parallel=jobs,
+                            **CPU_SIZES)
     # GPU: speedup over eager is the plan reward; torch.compile's time is not needed for it
-    return VerifyConfig(device="cuda", pool=True, max_parallel=jobs, compile_baseline=False)
+    return VerifyConfig(device="cuda", pool=True, pool_size=jobs, max_parallel=jobs, compile_baseline=False)
 
 
 def _pin_verifier_gpu(local_rank: int) -> None:
@@ -435,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         reward_weights=[1.0, args.alpha] if args.reward == "hrd" else [args.beta, 1 - args.beta],
         use_vllm=vllm_mode is not None, vllm_mode=vllm_mode or "colocate", log_completions=False,
         remove_unused_columns=False, dataloader_num_workers=0, lr_scheduler_type="constant_with_warmup",
-        warmup_steps=min(5, cfg["max_steps"] // 10))
+        warmup_steps=cfg.get("warmup", min(5, cfg["max_steps"] // 10)))
     os.environ.setdefault("TENSORBOARD_LOGGING_DIR", str(out / "runs"))
 
     class Publish(TrainerCallback):  # every saved checkpoint becomes the served one

@@ -49,6 +49,8 @@ class VerifyConfig:
     static_checks: bool = True      # tests of the sandbox itself turn this off; never in production
     max_parallel: int | None = None
     pool: bool = False              # keep warm sandboxed workers between calls (servers, trainers, benchmarks)
+    pool_size: int | None = None    # warm candidate workers kept; default max_parallel (a trainer verifying
+                                    # several problems at once keeps enough for all of them)
 
     def resolved(self) -> "VerifyConfig":
         c = dataclasses.replace(self)
@@ -117,7 +119,8 @@ def _worker(kind: str, cfg: VerifyConfig) -> Worker:
     """A fresh sandboxed worker: from the warm pool when enabled, else started now."""
     base = os.environ.get("TRITONRL_TMPDIR")
     if cfg.pool:
-        return POOL.get(kind, cfg.device, _limits(cfg), cfg.max_parallel if kind == "candidate" else 1, base)
+        size = (cfg.pool_size or cfg.max_parallel) if kind == "candidate" else 1
+        return POOL.get(kind, cfg.device, _limits(cfg), size, base)
     return spawn(kind, cfg.device, _limits(cfg), base)
 
 
@@ -126,7 +129,7 @@ def prewarm(config: VerifyConfig | None = None) -> None:
     cfg = (config or VerifyConfig(pool=True)).resolved()
     base = os.environ.get("TRITONRL_TMPDIR")
     POOL.prewarm("reference", cfg.device, _limits(cfg), 1, base)
-    POOL.prewarm("candidate", cfg.device, _limits(cfg), cfg.max_parallel, base)
+    POOL.prewarm("candidate", cfg.device, _limits(cfg), cfg.pool_size or cfg.max_parallel, base)
 
 
 def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
