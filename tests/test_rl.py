@@ -272,3 +272,10 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     assert max(json.loads(x)["step"] for x in (out / "rollouts.jsonl").read_text().splitlines()) == 2
     held = [json.loads(x) for x in (out / "heldout.jsonl").read_text().splitlines()]
     assert [h["tag"] for h in held] == ["before", "after", "after"]  # no second "before" on resume
+    # the comparison report reads what the run logged
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import rl_report
+
+    row = rl_report.summarize(out)
+    assert row["steps"] == 3 and row["rollouts logged"] == str(3 * 4) and row["held-out samples"] == "4"
+    assert row["held-out correct after"] == f"{held[-1]['correct_rate']:.3f}"
