@@ -6,9 +6,25 @@ import time
 from transformers import TrainerCallback
 
 
+def _any_rank(flag: bool) -> bool:
+    """True when `flag` is true on any process (one tiny all-reduce under torch.distributed, else
+    `flag`): a decision every rank must take together, or the ones that go on wait forever in the
+    next collective for the ones that stopped."""
+    import torch
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return flag
+    device = torch.device("cuda", torch.cuda.current_device()) if dist.get_backend() == "nccl" else torch.device("cpu")
+    t = torch.tensor([1.0 if flag else 0.0], device=device)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item() > 0)
+
+
 class TimeLimit(TrainerCallback):
     """Stop training (and save a checkpoint) once `minutes` of wall time have passed since `train()`
-    began: a budgeted run on a lent GPU ends cleanly with a final model instead of being killed."""
+    began: a budgeted run on a lent GPU ends cleanly with a final model instead of being killed.
+    Under `accelerate launch` the ranks stop at the same step (the first rank over the limit decides)."""
 
     def __init__(self, minutes: float):
         self.limit_s = minutes * 60
@@ -18,7 +34,7 @@ class TimeLimit(TrainerCallback):
         self.t0 = time.time()
 
     def on_step_end(self, args, state, control, **kw):
-        if self.t0 is not None and time.time() - self.t0 > self.limit_s:
+        if _any_rank(self.t0 is not None and time.time() - self.t0 > self.limit_s):
             control.should_training_stop = True
             control.should_save = True
         return control

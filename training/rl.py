@@ -11,13 +11,20 @@ problems (`training.data`) plus every problem users asked about in the feedback 
 held-out split is evaluated before and after training. Each run directory holds:
 
     prompts.jsonl        the prompt set with its split (a resumed run reuses it)
-    rollouts.jsonl       every completion: verdict, rewards, advantages, token counts
+    rollouts.jsonl       every completion: verdict, rewards, advantages, token counts (under
+                         `accelerate launch`: rank 0's; rank N writes rollouts.rankN.jsonl)
     heldout.jsonl        held-out correct rate (and speedup on a GPU) before / after
     runs/                TensorBoard (rewards, correct rate, plan and code advantages, KL, lengths)
     checkpoint-N/, final/  Hugging Face checkpoints, each published to LATEST (the LSP reloads it)
     curves.png           the main curves at the end
 
 A killed run resumes from its last checkpoint when started again with the same --out.
+
+Data-parallel over several processes (GPUs, or CPU processes over gloo) with `accelerate launch
+--config_file training/configs/accelerate_{multi_gpu,cpu_2proc}.yaml -m training.rl ...`: each rank
+generates, verifies and logs its own rollouts; rewards are gathered, advantages normalised per
+prompt group over all ranks and sliced back to each rank's completions; held-out evaluation is
+split over the ranks; rank 0 writes the run's files and publishes checkpoints.
 """
 from __future__ import annotations
 
@@ -179,6 +186,7 @@ class VerifierReward:
         for r in results:
             v = r["verdict"]
             out.append(None if v is not None and v.get("ok") is None else hrd.rewards(v, self.cap)[0])
+        self.last["r_correct"] = out
         return out
 
     def speedup(self, prompts, completions, **kw) -> list[float | None]:
@@ -187,6 +195,7 @@ class VerifierReward:
         for r in self.last["results"]:
             v = r["verdict"]
             out.append(None if v is not None and v.get("ok") is None else hrd.rewards(v, self.cap)[1])
+        self.last["r_speedup"] = out
         return out
 
 
@@ -218,7 +227,8 @@ def _make_trainer_class():
             group = self.num_generations if mode == "train" else self.num_generations_eval
             r = self._hrd_rewards.float()
             n_local = out["completion_ids"].size(0)
-            lo = self.accelerator.process_index * n_local
+            lo = self.accelerator.process_index * n_local  # this rank's rows of the gathered (N_all, 2)
+            self._check_local_slice(r, lo, n_local)
             roles = hrd.roles_tensor(out["completion_ids"], out["completion_mask"], self.processing_class)
             roles = roles.to(out["completion_ids"].device)
             if self.reward_mode == "hrd":
@@ -232,6 +242,20 @@ def _make_trainer_class():
             out["advantages"] = adv.to(out["completion_mask"].device)
             self._log_hrd(mode, r, roles, adv, a_plan, a_code)
             return out
+
+        def _check_local_slice(self, r, lo, n_local):
+            """The rows [lo, lo + n_local) of the gathered rewards must be the ones this rank's reward
+            functions returned for its own completions (else advantages would train on another rank's
+            rollouts)."""
+            last = self.verifier_reward.last
+            if last is None or "r_speedup" not in last:
+                return
+            mine = torch.tensor([[float("nan") if x is None else float(x) for x in last[k]]
+                                 for k in ("r_correct", "r_speedup")]).T
+            got = r[lo:lo + n_local].cpu()
+            if mine.shape != got.shape or not torch.allclose(mine, got, equal_nan=True):
+                raise RuntimeError(f"rank {self.accelerator.process_index}: rewards [{lo}:{lo + n_local}] of the "
+                                   f"gathered {tuple(r.shape)} are not this rank's ({tuple(mine.shape)})")
 
         def _log_hrd(self, mode, r, roles, adv, a_plan, a_code):
             plan, code = roles == hrd.PLAN, roles == hrd.CODE
@@ -268,44 +292,68 @@ def _make_trainer_class():
 
 # ---------------------------------------------------------------- held-out evaluation
 
-def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max_new_tokens: int,
-                     temperature: float, jobs: int = 2, seed: int = 0) -> dict:
-    """Sample `n` completions per held-out problem with the policy, verify them, and report the
-    correct rate (the mean of R_correct) and the mean speedup of the correct ones."""
+def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg, n: int, max_new_tokens: int,
+                     temperature: float, jobs: int, seed: int) -> list[dict]:
+    """`n` sampled completions for each (index, row), verified: one record per sample. Row `i` is
+    sampled with seed `seed + i`, so the samples do not depend on how the rows are split over ranks,
+    and the global RNG (training's) is left as it was."""
     import torch
 
-    if not rows:
-        return {"problems": 0, "samples": 0, "correct_rate": None}
+    if not items:
+        return []
     reward = VerifierReward(verify_cfg, jobs=jobs, max_len=max_new_tokens)
     was_training = model.training
     model.eval()
-    texts, ids_list, problems = [], [], []
+    texts, ids_list, problems, pids = [], [], [], []
     device = next(model.parameters()).device
-    torch.manual_seed(seed)
-    for r in rows:
-        prompt = prompts.render(prompts.build_messages(r["problem"]), tokenizer)
-        enc = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(device)
-        with torch.no_grad():
-            gen = model.generate(**enc, do_sample=True, temperature=temperature, top_p=1.0,
-                                 max_new_tokens=max_new_tokens, num_return_sequences=n,
-                                 pad_token_id=tokenizer.pad_token_id)
-        for row in gen[:, enc["input_ids"].shape[1]:].tolist():
-            if tokenizer.eos_token_id in row:
-                row = row[:row.index(tokenizer.eos_token_id) + 1]
-            row = [t for t in row if t != tokenizer.pad_token_id or t == tokenizer.eos_token_id]
-            ids_list.append(row)
-            texts.append(tokenizer.decode(row, skip_special_tokens=True))
-            problems.append(r["problem"])
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        for i, r in items:
+            torch.manual_seed(seed + i)
+            prompt = prompts.render(prompts.build_messages(r["problem"]), tokenizer)
+            enc = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(device)
+            with torch.no_grad():
+                gen = model.generate(**enc, do_sample=True, temperature=temperature, top_p=1.0,
+                                     max_new_tokens=max_new_tokens, num_return_sequences=n,
+                                     pad_token_id=tokenizer.pad_token_id)
+            for row in gen[:, enc["input_ids"].shape[1]:].tolist():
+                if tokenizer.eos_token_id in row:
+                    row = row[:row.index(tokenizer.eos_token_id) + 1]
+                row = [t for t in row if t != tokenizer.pad_token_id or t == tokenizer.eos_token_id]
+                ids_list.append(row)
+                texts.append(tokenizer.decode(row, skip_special_tokens=True))
+                problems.append(r["problem"])
+                pids.append(r.get("pid"))
     model.train(was_training)
     rc = reward.correct(None, texts, ids_list, problems)
-    speed = [v["verdict"].get("speedup") for v in reward.last["results"] if v["verdict"] and v["verdict"].get("ok")]
+    out = []
+    for pid, text, x, res in zip(pids, texts, rc, reward.last["results"]):
+        v = res["verdict"] or {}
+        out.append({"pid": pid, "r_correct": x, "stage": "parse" if res["parse"] else v.get("stage", "?"),
+                    "speedup": v.get("speedup") if v.get("ok") else None, "completion": text})
+    return out
+
+
+def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max_new_tokens: int,
+                     temperature: float, jobs: int = 2, seed: int = 0, rank: int = 0, world: int = 1,
+                     gather=None) -> dict:
+    """Sample `n` completions per held-out problem with the policy, verify them, and report the
+    correct rate (the mean of R_correct) and the mean speedup of the correct ones.
+
+    Distributed: every rank calls this with the same `rows`, takes rows rank, rank + world, ...,
+    and `gather` (accelerate's `gather_object`) joins the samples, so every rank returns the same
+    summary of all of them."""
+    if not rows:
+        return {"problems": 0, "samples": 0, "correct_rate": None}
+    mine = [(i, r) for i, r in enumerate(rows) if i % world == rank]
+    samples = _heldout_samples(model, tokenizer, mine, verify_cfg, n, max_new_tokens, temperature, jobs, seed)
+    if gather is not None and world > 1:
+        samples = gather(samples)
     stages: dict[str, int] = {}
-    for res in reward.last["results"]:
-        st = "parse" if res["parse"] else (res["verdict"] or {}).get("stage", "?")
-        stages[st] = stages.get(st, 0) + 1
-    scored = [x for x in rc if x is not None]
-    timed = [s for s in speed if s]
-    return {"problems": len(rows), "samples": len(texts), "correct_rate": sum(scored) / max(1, len(scored)),
+    for x in samples:
+        stages[x["stage"]] = stages.get(x["stage"], 0) + 1
+    scored = [x["r_correct"] for x in samples if x["r_correct"] is not None]
+    timed = [x["speedup"] for x in samples if x["speedup"]]
+    return {"problems": len(rows), "samples": len(samples), "correct_rate": sum(scored) / max(1, len(scored)),
             "mean_speedup_correct": sum(timed) / len(timed) if timed else None, "stages": stages}
 
 
@@ -363,6 +411,27 @@ def _pin_verifier_gpu(local_rank: int) -> None:
     os.environ["CUDA_VISIBLE_DEVICES"] = visible[local_rank] if local_rank < len(visible) else str(local_rank)
 
 
+def batch_error(cfg: dict, world: int) -> str | None:
+    """Why `cfg`'s batch cannot run on `world` processes, in the config's own terms (None when it can).
+
+    GRPO generates `batch × world × grad_accum` completions per generation step and normalises
+    advantages within prompt groups of `num_generations`, so that product must be a whole number of
+    groups (TRL checks it too, deep in `GRPOConfig`, with a traceback in its own terms)."""
+    n, b, ga = cfg["num_generations"], cfg["batch"], cfg["grad_accum"]
+    if n < 2:
+        return f"num_generations is {n}: GRPO needs at least 2 completions per prompt to compare them"
+    total = b * world * ga
+    if total % n:
+        fits = [x for x in range(1, 4 * n + 1) if (x * world * ga) % n == 0][:3]
+        divs = [d for d in range(2, total + 1) if total % d == 0][:3]
+        procs = f" × {world} processes" if world > 1 else ""
+        alt = f" (or num_generations {' or '.join(map(str, divs))})" if divs else ""
+        return (f"batch {b}{procs} × grad_accum {ga} = {total} completions per generation step, which is not a "
+                f"whole number of prompt groups of num_generations {n}; use a per-process batch of "
+                f"{' or '.join(map(str, fits))}{alt}")
+    return None
+
+
 def _vllm_mode(choice: str) -> str | None:
     if choice == "off":
         return None
@@ -404,6 +473,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_steps:
         cfg["max_steps"] = args.max_steps
 
+    # the batch must hold whole prompt groups on this many processes: say so before TRL does
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    err = batch_error(cfg, world)
+    if err:
+        # every rank says it (the launcher may kill the others as soon as the first one exits)
+        print(f"rl: --config {args.config}: {err}", file=sys.stderr, flush=True)
+        return 2
+
     import torch
     from datasets import Dataset
     from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
@@ -419,23 +496,44 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--init {args.init}: not a checkpoint (no config.json or adapter_config.json)")
     t_start = time.time()
 
-    # prompts: written once per run, reused on resume (the held-out split must not move)
+    # the config first: under `accelerate launch` it sets up the process group (one rank per process)
+    vllm_mode = _vllm_mode(args.vllm)
+    gpu = torch.cuda.is_available()
+    gcfg = GRPOConfig(
+        output_dir=str(out), max_steps=cfg["max_steps"], per_device_train_batch_size=cfg["batch"],
+        gradient_accumulation_steps=cfg["grad_accum"], num_generations=cfg["num_generations"],
+        max_completion_length=cfg["max_completion_length"], learning_rate=cfg["lr"], beta=cfg["kl"],
+        temperature=cfg["temperature"], logging_steps=1, save_steps=cfg["save_steps"], save_total_limit=2,
+        report_to=["tensorboard"], seed=args.seed, use_cpu=not gpu, bf16=gpu, scale_rewards="group",
+        reward_weights=[1.0, args.alpha] if args.reward == "hrd" else [args.beta, 1 - args.beta],
+        use_vllm=vllm_mode is not None, vllm_mode=vllm_mode or "colocate", log_completions=False,
+        remove_unused_columns=False, dataloader_num_workers=0, lr_scheduler_type="constant_with_warmup",
+        warmup_steps=cfg.get("warmup", min(5, cfg["max_steps"] // 10)))
+    main_proc = gcfg.process_index == 0
+
+    # prompts: written once per run, reused on resume (the held-out split must not move); under
+    # `accelerate launch` rank 0 builds and writes the set while the others wait, then they read it
     prompt_file = out / "prompts.jsonl"
-    if prompt_file.exists():
-        rows = [json.loads(x) for x in prompt_file.read_text().splitlines() if x.strip()]
-    else:
-        from .feedback import default_path
+    with gcfg.main_process_first(local=False, desc="prompt set"):
+        if prompt_file.exists():
+            rows = [json.loads(x) for x in prompt_file.read_text().splitlines() if x.strip()]
+        else:
+            from .feedback import default_path
 
-        fb = None if args.no_feedback else (args.feedback or str(default_path()))
-        from .sft import CONFIGS as SFT_CONFIGS
+            fb = None if args.no_feedback else (args.feedback or str(default_path()))
+            from .sft import CONFIGS as SFT_CONFIGS
 
-        exclude = sft_problems(sorted({p for c in SFT_CONFIGS.values() for p in c["data"]}))
-        rows = build_prompt_set(cfg["train_prompts"], cfg["heldout"], cfg["prompt_seed"], fb, exclude,
-                                args.kernelbench)
-        prompt_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+            exclude = sft_problems(sorted({p for c in SFT_CONFIGS.values() for p in c["data"]}))
+            rows = build_prompt_set(cfg["train_prompts"], cfg["heldout"], cfg["prompt_seed"], fb, exclude,
+                                    args.kernelbench)
+            tmp = prompt_file.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+            os.replace(tmp, prompt_file)  # a reader never sees half a prompt set
     train_rows = [r for r in rows if r["split"] == "train"]
     held = [r for r in rows if r["split"] == "heldout"]
-    print(f"rl: {len(train_rows)} training prompts, {len(held)} held out", flush=True)
+    if main_proc:
+        print(f"rl: {len(train_rows)} training prompts, {len(held)} held out"
+              + (f"; {gcfg.world_size} processes" if gcfg.world_size > 1 else ""), flush=True)
 
     tokenizer = AutoTokenizer.from_pretrained(str(init))
     if tokenizer.pad_token is None:
@@ -455,18 +553,6 @@ def main(argv: list[str] | None = None) -> int:
     verify_cfg = _verify_config(args.device, cfg["jobs"])
     data = Dataset.from_list([{"prompt": prompts.render(prompts.build_messages(r["problem"]), tokenizer),
                                "problem": r["problem"], "pid": r["pid"]} for r in train_rows])
-    vllm_mode = _vllm_mode(args.vllm)
-    gpu = torch.cuda.is_available()
-    gcfg = GRPOConfig(
-        output_dir=str(out), max_steps=cfg["max_steps"], per_device_train_batch_size=cfg["batch"],
-        gradient_accumulation_steps=cfg["grad_accum"], num_generations=cfg["num_generations"],
-        max_completion_length=cfg["max_completion_length"], learning_rate=cfg["lr"], beta=cfg["kl"],
-        temperature=cfg["temperature"], logging_steps=1, save_steps=cfg["save_steps"], save_total_limit=2,
-        report_to=["tensorboard"], seed=args.seed, use_cpu=not gpu, bf16=gpu, scale_rewards="group",
-        reward_weights=[1.0, args.alpha] if args.reward == "hrd" else [args.beta, 1 - args.beta],
-        use_vllm=vllm_mode is not None, vllm_mode=vllm_mode or "colocate", log_completions=False,
-        remove_unused_columns=False, dataloader_num_workers=0, lr_scheduler_type="constant_with_warmup",
-        warmup_steps=cfg.get("warmup", min(5, cfg["max_steps"] // 10)))
     os.environ.setdefault("TENSORBOARD_LOGGING_DIR", str(out / "runs"))
 
     class Publish(TrainerCallback):  # every saved checkpoint becomes the served one
@@ -475,47 +561,58 @@ def main(argv: list[str] | None = None) -> int:
                 ck = out / f"checkpoint-{state.global_step}"
                 if checkpoints.is_checkpoint(ck):
                     checkpoints.publish(out, ck, stage="rl", step=state.global_step, reward=args.reward)
+                    print(f"rl: published {ck.name}", flush=True)
 
     trainer = _make_trainer_class()(
         model=model, args=gcfg, train_dataset=data, processing_class=tokenizer, peft_config=peft_config,
-        callbacks=[Publish()] + ([TimeLimit(args.time_limit)] if args.time_limit else []), verifier_reward=VerifierReward(verify_cfg, jobs=cfg["jobs"],
-                                                              max_len=cfg["max_completion_length"]),
+        callbacks=[Publish()] + ([TimeLimit(args.time_limit)] if args.time_limit else []),
+        verifier_reward=VerifierReward(verify_cfg, jobs=cfg["jobs"], max_len=cfg["max_completion_length"]),
         reward_mode=args.reward, alpha=args.alpha, beta_mix=args.beta, rollout_log=out / "rollouts.jsonl")
     if trainer.accelerator.num_processes > 1 and verify_cfg.device == "cuda":
         _pin_verifier_gpu(trainer.accelerator.local_process_index)
-    main_proc = trainer.accelerator.is_main_process
+    acc = trainer.accelerator
+    assert acc.is_main_process == main_proc and acc.num_processes == gcfg.world_size
 
     def heldout(tag: str) -> dict:
-        res = evaluate_heldout(trainer.accelerator.unwrap_model(trainer.model), tokenizer, held, verify_cfg,
+        """Every rank samples and verifies its share of the held-out problems; rank 0 writes the result."""
+        from accelerate.utils import gather_object
+
+        acc.wait_for_everyone()
+        res = evaluate_heldout(acc.unwrap_model(trainer.model), tokenizer, held, verify_cfg,
                                cfg["eval_n"], cfg["max_completion_length"], cfg["temperature"], cfg["jobs"],
-                               seed=args.seed)
+                               seed=args.seed, rank=acc.process_index, world=acc.num_processes,
+                               gather=gather_object)
         res.update(tag=tag, step=trainer.state.global_step, reward=args.reward, time=time.time())
-        with open(out / "heldout.jsonl", "a") as f:
-            f.write(json.dumps(res) + "\n")
-        print(f"rl: held-out {tag}: correct rate {res['correct_rate']} over {res['samples']} samples "
-              f"({res.get('stages')})", flush=True)
+        if main_proc:
+            with open(out / "heldout.jsonl", "a") as f:
+                f.write(json.dumps(res) + "\n")
+            print(f"rl: held-out {tag}: correct rate {res['correct_rate']} over {res['samples']} samples "
+                  f"({res.get('stages')})", flush=True)
+        acc.wait_for_everyone()
         return res
 
     last = get_last_checkpoint(str(out)) if any(out.glob("checkpoint-*")) else None
-    if main_proc and last is None and held:
+    if last is None and held:
         heldout("before")
     trainer.train(resume_from_checkpoint=last)
     final = out / "final"
-    trainer.save_model(str(final))
+    trainer.save_model(str(final))  # collective: every rank calls it, rank 0 writes
+    after = heldout("after") if held else {}
     if main_proc:
         tokenizer.save_pretrained(str(final))
-        after = heldout("after") if held else {}
         (final / "tritonrl.json").write_text(json.dumps({
             "stage": "rl", "config": args.config, "init": str(init), "reward": args.reward, "alpha": args.alpha,
             "beta": args.beta, "steps": trainer.state.global_step, "heldout_after": after.get("correct_rate")},
             indent=1))
         checkpoints.publish(out, final, stage="rl", step=trainer.state.global_step, reward=args.reward)
+        print(f"rl: published {final.name}", flush=True)
         (out / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
         png = plot_curves(trainer.state.log_history, out / "curves.png",
                           f"GRPO ({args.reward}{', α=%g' % args.alpha if args.reward == 'hrd' else ', β=%g' % args.beta})"
                           f" from {init.name}")
         print(f"rl: saved {final} after {trainer.state.global_step} steps in {time.time() - t_start:.0f} s"
               + (f"; curves {png}" if png else ""), flush=True)
+    acc.wait_for_everyone()  # no rank exits while rank 0 still writes the run's files
     return 0
 
 
