@@ -43,3 +43,22 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session", autouse=True)
 def _cpu_only_env():
     os.environ.setdefault("TRITONRL_WORKER_THREADS", "1")
+
+
+@pytest.fixture(scope="session")
+def tiny_ckpt(tmp_path_factory):
+    """An untrained tiny Llama-style decoder with a BPE trained on the corpus (a valid --init for the RL tests)."""
+    import json
+
+    import torch
+
+    from training.sft import CONFIGS, build_model, train_tokenizer
+
+    rows = [json.loads(x) for x in (ROOT / "data" / "corpus_tiny.jsonl").read_text().splitlines()]
+    cfg = dict(CONFIGS["tiny"], hidden=32, layers=1, heads=2, intermediate=64, vocab=600, max_length=512)
+    tok = train_tokenizer([r["problem"] + r["response"] for r in rows], cfg["vocab"])
+    torch.manual_seed(0)
+    d = tmp_path_factory.mktemp("init") / "ckpt"
+    build_model(cfg, tok).save_pretrained(str(d))
+    tok.save_pretrained(str(d))
+    return d

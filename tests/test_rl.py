@@ -23,21 +23,6 @@ def corpus_sample(family="elementwise"):
 
 
 @pytest.fixture(scope="module")
-def tiny_ckpt(tmp_path_factory):
-    """An untrained tiny Llama-style decoder with a BPE trained on the corpus (a valid --init)."""
-    from training.sft import CONFIGS, build_model, train_tokenizer
-
-    rows = [json.loads(x) for x in CORPUS.read_text().splitlines()]
-    cfg = dict(CONFIGS["tiny"], hidden=32, layers=1, heads=2, intermediate=64, vocab=600, max_length=512)
-    tok = train_tokenizer([r["problem"] + r["response"] for r in rows], cfg["vocab"])
-    torch.manual_seed(0)
-    d = tmp_path_factory.mktemp("init") / "ckpt"
-    build_model(cfg, tok).save_pretrained(str(d))
-    tok.save_pretrained(str(d))
-    return d
-
-
-@pytest.fixture(scope="module")
 def tokenizer(tiny_ckpt):
     from transformers import AutoTokenizer
 
