@@ -264,3 +264,23 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     row = rl_report.summarize(out)
     assert row["steps"] == 3 and row["rollouts logged"] == str(3 * 4) and row["held-out samples"] == "4"
     assert row["held-out correct after"] == f"{held[-1]['correct_rate']:.3f}"
+
+
+def test_row_gumbel_samples_softmax_at_the_temperature_and_per_row():
+    """Greedy decoding with the row-wise Gumbel processor is sampling: token frequencies match
+    softmax(logits / T), and a row's draws depend only on its own seed."""
+    import torch
+
+    from training.rl import _RowGumbel
+
+    logits = torch.tensor([[2.0, 1.0, 0.0, -1.0]])
+    for t in (1.0, 0.5):
+        proc = _RowGumbel([123], t, "cpu")
+        picks = torch.tensor([int(proc(None, logits).argmax()) for _ in range(6000)])
+        freq = torch.bincount(picks, minlength=4).float() / len(picks)
+        assert torch.allclose(freq, torch.softmax(logits[0] / t, -1), atol=0.025), (t, freq)
+    alone = _RowGumbel([7], 1.0, "cpu")
+    batch = _RowGumbel([99, 7], 1.0, "cpu")
+    wide = torch.zeros(2, 50)
+    for _ in range(5):
+        assert int(alone(None, wide[:1]).argmax()) == int(batch(None, wide)[1].argmax())

@@ -151,8 +151,9 @@ def test_local_slice_check_rejects_another_ranks_rewards():
 
 
 def test_heldout_samples_do_not_depend_on_the_split_over_ranks(tiny_ckpt):
-    """Row i is sampled with seed + i: rank 1's share alone gives the same completions as a single
-    process sampling every row, so the distributed before/after numbers are the single-process ones."""
+    """Every (row, sample) has its own seed and the rows are generated in one batch: rank 1's share
+    alone gives the same completions as a single process sampling every row, so the distributed
+    before/after numbers are the single-process ones."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from training.rl import _heldout_samples, _verify_config, build_prompt_set

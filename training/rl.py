@@ -29,6 +29,7 @@ split over the ranks; rank 0 writes the run's files and publishes checkpoints.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
@@ -292,41 +293,82 @@ def _make_trainer_class():
 
 # ---------------------------------------------------------------- held-out evaluation
 
+class _RowGumbel:
+    """A logits processor that turns greedy decoding into sampling at `temperature`, row by row from
+    each row's own generator (the Gumbel-max trick: argmax(logits/T + Gumbel noise) is a sample of
+    softmax(logits/T)). One batched `generate` then gives every row the tokens it would get alone,
+    whatever else is in the batch: held-out samples do not depend on how rows are split over ranks
+    or batches, and training's global RNG is left alone."""
+
+    def __init__(self, seeds: list[int], temperature: float, device):
+        import torch
+
+        self.t = max(float(temperature), 1e-6)
+        self.gens = [torch.Generator(device=device).manual_seed(s) for s in seeds]
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        noise = torch.stack([torch.rand(scores.shape[-1], generator=g, device=scores.device) for g in self.gens])
+        gumbel = -torch.log(-torch.log(noise.clamp(1e-10, 1 - 1e-7)))
+        return scores.float() / self.t + gumbel
+
+
+def _sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max_new_tokens: int,
+                 temperature: float, chunk: int = 64) -> list[list[int]]:
+    """One sampled completion (token ids, up to and including EOS) per prompt, `chunk` rows per
+    batched `generate` call (left padding), each row from its own seed."""
+    import torch
+    from transformers import LogitsProcessorList
+
+    device = next(model.parameters()).device
+    side, tokenizer.padding_side = tokenizer.padding_side, "left"
+    out: list[list[int]] = []
+    try:
+        for lo in range(0, len(prompt_texts), chunk):
+            enc = tokenizer(prompt_texts[lo:lo + chunk], return_tensors="pt", padding=True,
+                            add_special_tokens=False).to(device)
+            proc = _RowGumbel(seeds[lo:lo + chunk], temperature, device)
+            with torch.no_grad():
+                gen = model.generate(**enc, do_sample=False, max_new_tokens=max_new_tokens,
+                                     logits_processor=LogitsProcessorList([proc]),
+                                     pad_token_id=tokenizer.pad_token_id, top_k=None, top_p=None,
+                                     temperature=None)
+            for row in gen[:, enc["input_ids"].shape[1]:].tolist():
+                if tokenizer.eos_token_id in row:
+                    row = row[:row.index(tokenizer.eos_token_id) + 1]
+                out.append([t for t in row if t != tokenizer.pad_token_id or t == tokenizer.eos_token_id])
+    finally:
+        tokenizer.padding_side = side
+    return out
+
+
 def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg, n: int, max_new_tokens: int,
                      temperature: float, jobs: int, seed: int) -> list[dict]:
-    """`n` sampled completions for each (index, row), verified: one record per sample. Row `i` is
-    sampled with seed `seed + i`, so the samples do not depend on how the rows are split over ranks,
-    and the global RNG (training's) is left as it was."""
-    import torch
-
+    """`n` sampled completions for each (index, row), verified: one record per sample. Sample `j` of
+    row `i` comes from its own seed (derived from `seed`, `i`, `j`), so the samples do not depend on
+    how the rows are split over ranks, and all rows are generated in batches."""
     if not items:
         return []
     reward = VerifierReward(verify_cfg, jobs=jobs, max_len=max_new_tokens)
     was_training = model.training
     model.eval()
-    texts, ids_list, problems, pids = [], [], [], []
-    device = next(model.parameters()).device
-    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
-        for i, r in items:
-            torch.manual_seed(seed + i)
-            prompt = prompts.render(prompts.build_messages(r["problem"]), tokenizer)
-            enc = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(device)
-            with torch.no_grad():
-                gen = model.generate(**enc, do_sample=True, temperature=temperature, top_p=1.0,
-                                     max_new_tokens=max_new_tokens, num_return_sequences=n,
-                                     pad_token_id=tokenizer.pad_token_id)
-            for row in gen[:, enc["input_ids"].shape[1]:].tolist():
-                if tokenizer.eos_token_id in row:
-                    row = row[:row.index(tokenizer.eos_token_id) + 1]
-                row = [t for t in row if t != tokenizer.pad_token_id or t == tokenizer.eos_token_id]
-                ids_list.append(row)
-                texts.append(tokenizer.decode(row, skip_special_tokens=True))
-                problems.append(r["problem"])
-                pids.append(r.get("pid"))
-    model.train(was_training)
-    rc = reward.correct(None, texts, ids_list, problems)
+    texts, seeds, problems, pids = [], [], [], []
+    for i, r in items:
+        prompt = prompts.render(prompts.build_messages(r["problem"]), tokenizer)
+        for j in range(n):
+            texts.append(prompt)
+            seeds.append((seed * 1_000_003 + i) * 1024 + j)
+            problems.append(r["problem"])
+            pids.append(r.get("pid"))
+    try:
+        ids_list = _sample_rows(model, tokenizer, texts, seeds, max_new_tokens, temperature)
+    finally:
+        model.train(was_training)
+    completions = [tokenizer.decode(row, skip_special_tokens=True) for row in ids_list]
+    rc = reward.correct(None, completions, ids_list, problems)
     out = []
-    for pid, text, x, res in zip(pids, texts, rc, reward.last["results"]):
+    for pid, text, x, res in zip(pids, completions, rc, reward.last["results"]):
         v = res["verdict"] or {}
         out.append({"pid": pid, "r_correct": x, "stage": "parse" if res["parse"] else v.get("stage", "?"),
                     "speedup": v.get("speedup") if v.get("ok") else None, "completion": text})
@@ -467,7 +509,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vllm", default="auto", choices=["auto", "off", "colocate", "server"],
                     help="rollouts through vLLM (TRL's colocate or server mode) when installed; else transformers")
     ap.add_argument("--kernelbench", help="KernelBench root for the novelty guard on generated prompts")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="training seed (data order, sampling); the held-out "
+                                                        "samples use the config's eval_seed when it has one")
+    ap.add_argument("--no-eval-before", action="store_true",
+                    help="skip the held-out evaluation before training (another run from the same --init, "
+                         "held-out set and eval seed already measured it)")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
     if args.max_steps:
@@ -508,7 +554,9 @@ def main(argv: list[str] | None = None) -> int:
         reward_weights=[1.0, args.alpha] if args.reward == "hrd" else [args.beta, 1 - args.beta],
         use_vllm=vllm_mode is not None, vllm_mode=vllm_mode or "colocate", log_completions=False,
         remove_unused_columns=False, dataloader_num_workers=0, lr_scheduler_type="constant_with_warmup",
-        warmup_steps=cfg.get("warmup", min(5, cfg["max_steps"] // 10)))
+        warmup_steps=cfg.get("warmup", min(5, cfg["max_steps"] // 10)),
+        # TRL turns it on by default; a small model has no activation memory to save and pays the recompute
+        gradient_checkpointing=cfg.get("gradient_checkpointing", True))
     main_proc = gcfg.process_index == 0
 
     # prompts: written once per run, reused on resume (the held-out split must not move); under
@@ -578,9 +626,11 @@ def main(argv: list[str] | None = None) -> int:
         from accelerate.utils import gather_object
 
         acc.wait_for_everyone()
-        res = evaluate_heldout(acc.unwrap_model(trainer.model), tokenizer, held, verify_cfg,
+        # eval_measure false: correctness only (no GPU timing lock, so the held-out verdicts run fully in parallel)
+        eval_cfg = dataclasses.replace(verify_cfg, measure=verify_cfg.measure and cfg.get("eval_measure", True))
+        res = evaluate_heldout(acc.unwrap_model(trainer.model), tokenizer, held, eval_cfg,
                                cfg["eval_n"], cfg["max_completion_length"], cfg["temperature"], cfg["jobs"],
-                               seed=args.seed, rank=acc.process_index, world=acc.num_processes,
+                               seed=cfg.get("eval_seed", args.seed), rank=acc.process_index, world=acc.num_processes,
                                gather=gather_object)
         res.update(tag=tag, step=trainer.state.global_step, reward=args.reward, time=time.time())
         if main_proc:
@@ -592,7 +642,7 @@ def main(argv: list[str] | None = None) -> int:
         return res
 
     last = get_last_checkpoint(str(out)) if any(out.glob("checkpoint-*")) else None
-    if last is None and held:
+    if last is None and held and not args.no_eval_before:
         heldout("before")
     trainer.train(resume_from_checkpoint=last)
     final = out / "final"
