@@ -1,6 +1,13 @@
 #!/bin/bash
-# Device call 2: GRPO from the SFT checkpoint on one H200, HRD and uniform side by side, equal wall-clock
-# training budget (--time-limit), held-out correct rate before/after; returns logs and both finals (bf16).
+# One device call: GRPO on one H200, HRD and uniform side by side from the same checkpoint with the
+# same seed and an equal wall-clock training budget (--time-limit), held-out correct rate before and
+# after; returns the logs and both finals (bf16, for a continuation call).
+#   INIT   checkpoint to start from (default: the SFT small checkpoint; a continuation passes call 1's finals
+#          as INIT_HRD / INIT_UNIFORM)
+#   SEED   training seed (data order); the held-out samples use eval_seed from the config, so every call
+#          samples the held-out problems the same way
+#   RL_MIN --time-limit of each run, minutes;  HARD  seconds after which both runs are stopped
+#   SHARED_BEFORE=1  only the HRD run measures "before" (same init, held-out set and eval seed: identical)
 set -u
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }; log() { echo "[$(el)s] $*"; }
 L=/dev/shm/logs; mkdir -p $L
@@ -9,31 +16,38 @@ export PYTHONPATH=/tmp/site:$PWD TRITONRL_TMPDIR=/dev/shm PYTHONUNBUFFERED=1 TRL
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $L/env.txt; nproc >> $L/env.txt
 python3 -c "import trl, datasets, torch, triton, transformers; print('trl', trl.__version__, 'datasets', datasets.__version__, 'torch', torch.__version__, 'triton', triton.__version__, 'transformers', transformers.__version__)" >> $L/env.txt 2>&1
 cat > /dev/shm/h200.json <<'J'
-{"train_prompts": 400, "heldout": 16, "num_generations": 8, "batch": 16, "grad_accum": 1, "max_steps": 60,
- "max_completion_length": 768, "lr": 5e-5, "kl": 0.01, "temperature": 1.0, "save_steps": 5, "eval_n": 2,
- "prompt_seed": 7001, "jobs": 6, "warmup": 1}
+{"train_prompts": 400, "heldout": 16, "eval_n": 4, "eval_seed": 0, "eval_measure": false,
+ "num_generations": 8, "batch": 64, "grad_accum": 1, "max_steps": 60, "max_completion_length": 1024,
+ "lr": 1e-4, "kl": 0.01, "temperature": 1.0, "save_steps": 2, "prompt_seed": 7001, "jobs": 7, "warmup": 1,
+ "gradient_checkpointing": false}
 J
 cp /dev/shm/h200.json $L/
-INIT=.scratch/ckpt/sft_small
-TL=${RL_MIN:-5}
+INIT=${INIT:-.scratch/ckpt/sft_small}
+TL=${RL_MIN:-4}
 for R in hrd uniform; do
-  ( python3 -m training.rl --config /dev/shm/h200.json --init $INIT --out /dev/shm/rl_$R --reward $R \
-      --no-feedback --kernelbench .kb --time-limit $TL > $L/rl_$R.log 2>&1; echo "rc=$?" >> $L/rl_$R.log ) &
+  V=INIT_${R^^}; I=${!V:-$INIT}
+  EXTRA=""; [ "${SHARED_BEFORE:-0}" = 1 ] && [ $R = uniform ] && EXTRA=--no-eval-before
+  ( python3 -m training.rl --config /dev/shm/h200.json --init $I --out /dev/shm/rl_$R --reward $R \
+      --no-feedback --kernelbench .kb --time-limit $TL --seed ${SEED:-0} $EXTRA > $L/rl_$R.log 2>&1
+    echo "rc=$?" >> $L/rl_$R.log ) &
   echo $! > /dev/shm/pid_$R
+  echo "$R: init $I $EXTRA" >> $L/env.txt
 done
 log "started hrd + uniform, --time-limit $TL"
-while [ $(el) -lt ${HARD:-555} ]; do
+while [ $(el) -lt ${HARD:-560} ]; do
   sleep 5
   kill -0 $(cat /dev/shm/pid_hrd) 2>/dev/null || kill -0 $(cat /dev/shm/pid_uniform) 2>/dev/null || break
 done
 for R in hrd uniform; do pkill -TERM -f "out /dev/shm/rl_$R" 2>/dev/null; done
 sleep 2
-log "runs over"; for R in hrd uniform; do grep -E "^rl:|^rc=|Traceback" $L/rl_$R.log | tail -6; done
+log "runs over"; for R in hrd uniform; do grep -E "^rl:|^rc=|Traceback" $L/rl_$R.log | tail -8; done
 for R in hrd uniform; do
   D=/dev/shm/rl_$R; mkdir -p $L/$R
-  cp $D/heldout.jsonl $D/log_history.json $D/curves.png $D/prompts.jsonl $L/$R/ 2>/dev/null
-  cp $D/rollouts.jsonl $L/$R/ 2>/dev/null
-  F=$D/final; [ -f $F/config.json ] || F=$(ls -d $D/checkpoint-* 2>/dev/null | sort -t- -k2 -n | tail -1)
+  cp $D/heldout.jsonl $D/log_history.json $D/curves.png $D/prompts.jsonl $D/rollouts.jsonl $L/$R/ 2>/dev/null
+  # no log_history.json when a run was stopped: take the trainer state of its last checkpoint
+  C=$(ls -d $D/checkpoint-* 2>/dev/null | sort -t- -k2 -n | tail -1)
+  [ -n "$C" ] && cp $C/trainer_state.json $L/$R/ 2>/dev/null
+  F=$D/final; [ -f $F/config.json ] || F=$C
   [ -n "$F" ] && [ -f $F/config.json ] && python3 - $F /dev/shm/pack/rl_$R <<'PY' 2>&1 | tail -1
 import sys, shutil, os, torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -46,7 +60,7 @@ for f in ("tritonrl.json", "trainer_state.json"):
 print("packed", src)
 PY
 done
-tail -c 30000 $L/rl_hrd.log > $L/rl_hrd_tail.log; tail -c 30000 $L/rl_uniform.log > $L/rl_uniform_tail.log
+tail -c 40000 $L/rl_hrd.log > $L/rl_hrd_tail.log; tail -c 40000 $L/rl_uniform.log > $L/rl_uniform_tail.log
 rm -f $L/rl_hrd.log $L/rl_uniform.log
 tar -C /dev/shm -czf $OUT/logs.tgz logs
 for R in hrd uniform; do [ -d /dev/shm/pack/rl_$R ] && tar -C /dev/shm/pack -cf - rl_$R | split -b 15m - $OUT/rl_$R.tar.part-; done

@@ -37,7 +37,6 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from . import checkpoints, hrd, prompts
 
