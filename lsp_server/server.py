@@ -150,6 +150,10 @@ class TritonRLServer(LanguageServer):
 
     def _model_id(self) -> str:
         s = self.settings
+        if not (s.model or s.endpoint) and self._backend is None:
+            from training import default_model
+
+            return default_model.NAME if default_model.path() else ""
         return getattr(self._backend, "model_id", "") or self._serving_path or s.model or s.endpoint or ""
 
     # -- sending from job threads: every write goes through the event loop's thread ---------------

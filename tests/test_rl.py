@@ -239,6 +239,7 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
                                        "plan_tokens", "code_tokens", "completion"} <= set(rollouts[0])
     held = [json.loads(x) for x in (out / "heldout.jsonl").read_text().splitlines()]
     assert [h["tag"] for h in held] == ["before", "after"] and held[0]["samples"] == 2 * 2
+    assert sum(len(v) for v in held[0]["by_problem"].values()) == 4 and len(held[0]["by_problem"]) == 2
     assert (out / "curves.png").stat().st_size > 1000
     assert list((out / "runs").rglob("events.out.tfevents*"))
     latest = checkpoints.latest(out)

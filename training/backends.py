@@ -185,7 +185,14 @@ def load_backend(model: str | None = None, backend: str = "auto", endpoint: str 
     if endpoint:
         return OpenAIBackend(endpoint, served_model or model or "default")
     if not model:
-        raise BackendError("no model given: pass --model CKPT (a Hugging Face model directory) or --endpoint URL")
+        from . import default_model
+
+        embedded = default_model.path()
+        if embedded is None:
+            raise BackendError("no model given and this install has no embedded default model "
+                               f"({default_model.DIR}): pass --model CKPT (a Hugging Face model directory) "
+                               "or --endpoint URL")
+        model = str(embedded)
     if backend == "vllm":
         return VLLMBackend(model)
     if backend in ("auto", "transformers"):

@@ -394,8 +394,12 @@ def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max
         stages[x["stage"]] = stages.get(x["stage"], 0) + 1
     scored = [x["r_correct"] for x in samples if x["r_correct"] is not None]
     timed = [x["speedup"] for x in samples if x["speedup"]]
+    by_problem: dict[str, list] = {}  # which problems the policy solves, for before/after per problem
+    for x in samples:
+        by_problem.setdefault(str(x["pid"]), []).append(x["stage"] if not x["r_correct"] else "ok")
     return {"problems": len(rows), "samples": len(samples), "correct_rate": sum(scored) / max(1, len(scored)),
-            "mean_speedup_correct": sum(timed) / len(timed) if timed else None, "stages": stages}
+            "mean_speedup_correct": sum(timed) / len(timed) if timed else None, "stages": stages,
+            "by_problem": by_problem}
 
 
 # ---------------------------------------------------------------- curves
