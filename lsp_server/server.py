@@ -120,6 +120,7 @@ class TritonRLServer(LanguageServer):
         self.started = False                    # `initialized` received
         self.settings_ready = asyncio.Event()   # set once `initialized` has read the client's settings
         self._feedback = None
+        self._row_store: dict[str, Path] = {}   # suggestion id -> the store it was logged in (the path may change)
 
     # -- feedback store: what was shown and what the user did; never allowed to break a request --
     def feedback(self):
@@ -134,17 +135,36 @@ class TritonRLServer(LanguageServer):
         ids = []
         for c in res:
             try:
-                ids.append(self.feedback().record_shown(
+                store = self.feedback()
+                ids.append(store.record_shown(
                     problem=problem, prompt=c.prompt, response=c.response, code=c.code, verdict=c.verdict,
                     model_id=model_id, uri=uri, class_name=class_name))
+                self._row_store[ids[-1]] = store.path
             except Exception:
                 log.exception("feedback store")
                 ids.append("")
         return ids
 
     def _decide(self, ids: list[str], decision: str, only_undecided: bool = False) -> None:
+        """Record the user's decision on these rows, each in the store it was logged in: after the
+        feedback path setting changed, a decision on an earlier suggestion still reaches its row."""
         try:
-            self.feedback().decide([i for i in ids if i], decision, only_undecided=only_undecided)
+            from training.feedback import FeedbackStore
+
+            current = self.feedback()
+            by_store: dict[Path, list[str]] = {}
+            for i in ids:
+                if i:
+                    by_store.setdefault(self._row_store.get(i, current.path), []).append(i)
+            for path, rows in by_store.items():
+                if path == current.path:
+                    current.decide(rows, decision, only_undecided=only_undecided)
+                    continue
+                other = FeedbackStore(path)
+                try:
+                    other.decide(rows, decision, only_undecided=only_undecided)
+                finally:
+                    other.close()
         except Exception:
             log.exception("feedback store")
 
@@ -429,6 +449,10 @@ class TritonRLServer(LanguageServer):
             elif event == "verifying":
                 job.check()
                 self._progress(token, f"verifying {info.get('n')} candidates")
+            elif event == "candidate":  # from the verifier's threads, candidates interleaved
+                phase = {"correctness": "compiling, checking correctness", "timing": "timing"}.get(
+                    info.get("phase"), info.get("phase"))
+                self._progress(token, f"verifying candidate {info.get('i')} of {info.get('n')}: {phase}")
             elif event == "turn-done":
                 self._progress(token, f"turn {info.get('turn')}: {info.get('verified')} verified")
 

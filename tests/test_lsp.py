@@ -101,6 +101,10 @@ async def test_generate_verifies_and_offers_the_kernel_file(tmp_path, chat_serve
         assert kinds[0] == "begin" and kinds[-1] == "end" and "MyReLU" in reports[0].title
         msgs = [r.message for r in reports if r.kind == "report"]
         assert any(m.startswith("generating") for m in msgs) and "verifying 1 candidates" in msgs
+        # then per candidate, in order: compiling and correctness, the verdict (no timing on CPU)
+        per = [m for m in msgs if m.startswith("verifying candidate 1 of 1: ")]
+        assert per == ["verifying candidate 1 of 1: compiling, checking correctness",
+                       "verifying candidate 1 of 1: verified"], msgs
 
         acts = await actions_at(client, uri, line_of(MYRELU, "return torch.relu"))
         titles = [a.title for a in acts]

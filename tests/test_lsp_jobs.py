@@ -439,3 +439,45 @@ async def test_bad_input_of_every_kind_and_the_server_keeps_answering(tmp_path):
         assert m.type == types.MessageType.Error and str(broken_model) in m.message
         await still_answers()
         assert (await status(client))["loaded"] is False
+
+
+@pytest.mark.asyncio
+async def test_a_changed_feedback_path_takes_new_rows_and_decisions_still_reach_the_old_ones(tmp_path, chat_server):
+    """The user points feedbackDb elsewhere mid-session: the next suggestion is logged in the new
+    store; replacing the earlier one marks it rejected in the old store, where it was logged."""
+    from training.feedback import FeedbackStore
+
+    uri = (tmp_path / "mod.py").as_uri()
+    db1, db2 = tmp_path / "one.sqlite3", tmp_path / "two.sqlite3"
+    config = {"tritonrl": {"endpoint": chat_server, "servedModel": "m", "n": 1, "turns": 1, "trials": 1,
+                           "device": "cpu", "feedbackDb": str(db1)}}
+    async with lsp(configuration=config) as client:
+        await wait_for(lambda: any("settings from workspace/configuration" in lm.message
+                                   for lm in client.log_messages), 20, "the settings log")
+        open_doc(client, uri, MYRELU)
+        gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
+        assert (await execute(client, gen))["started"]
+        await wait_message(client, lambda m: "1 verified Triton kernel" in m, timeout=120)
+        (first,) = FeedbackStore(db1).rows()
+        assert first["decision"] == "ignored"
+
+        client.set_configuration({"tritonrl": {**config["tritonrl"], "feedbackDb": str(db2)}})
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        for _ in range(100):
+            if (await status(client))["settings"]["feedback_db"] == str(db2):
+                break
+            await asyncio.sleep(0.1)
+        assert (await status(client))["settings"]["feedback_db"] == str(db2)
+        n_msgs = len(client.messages)
+        assert (await execute(client, gen))["started"]
+        await wait_message(client, lambda m: "1 verified Triton kernel" in m, start=n_msgs, timeout=120)
+        (second,) = FeedbackStore(db2).rows()
+        assert second["decision"] == "ignored" and second["id"] != first["id"]
+        assert [r["decision"] for r in FeedbackStore(db1).rows()] == ["rejected"]  # replaced, in its own store
+
+        # accepting the new suggestion records it in the new store
+        (apply,) = [a for a in await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))
+                    if a.title.startswith("Apply verified")]
+        await execute(client, apply.command)
+        assert [r["decision"] for r in FeedbackStore(db2).rows()] == ["accepted"]
+        assert [r["decision"] for r in FeedbackStore(db1).rows()] == ["rejected"]

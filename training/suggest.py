@@ -80,7 +80,10 @@ def run_problem(problem: str, backend: Backend, n: int = 4, turns: int = 2, gen:
         parsed = [prompts.parse_response(c.text, truncated=c.truncated) for c in comps]
         todo = [i for i, p in enumerate(parsed) if p.ok]
         progress("verifying", {"turn": turn + 1, "n": len(todo), "parse_failed": len(parsed) - len(todo)})
-        verdicts = verify_batch(problem, [parsed[i].code for i in todo], verify_cfg) if todo else []
+        def candidate(k: int, phase: str, turn: int = turn + 1, n_todo: int = len(todo)) -> None:
+            progress("candidate", {"turn": turn, "i": k + 1, "n": n_todo, "phase": phase})
+
+        verdicts = verify_batch(problem, [parsed[i].code for i in todo], verify_cfg, progress=candidate) if todo else []
         by_index = dict(zip(todo, verdicts))
         turn_cands = [Candidate(turn + 1, c.text, c.prompt, p.code,
                                 by_index.get(i) or prompts.parse_failure_verdict(p))

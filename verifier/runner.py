@@ -11,10 +11,12 @@ import dataclasses
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import queue
 import secrets
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -283,24 +285,29 @@ def _performance(v: Verdict, timing: dict, ref: Reference, cfg: VerifyConfig) ->
                                    f"{v.time_ms:.3f} ms is below the memory-bandwidth floor {floor_ms:.3f} ms"))
 
 
-def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.SimpleQueue[Worker]") -> Verdict:
+def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.SimpleQueue[Worker]",
+                   note: Callable[[str], None] = lambda phase: None) -> Verdict:
     try:
         w = started.get_nowait()
     except queue.Empty:
         w = _worker("candidate", cfg)
     try:
-        return _candidate_verdict(w, src, ref, cfg)
+        v = _candidate_verdict(w, src, ref, cfg, note)
     finally:
         w.close()
+    note("verified" if v.ok else f"rejected: {v.stage}")
+    return v
 
 
-def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig) -> Verdict:
+def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
+                       note: Callable[[str], None] = lambda phase: None) -> Verdict:
     import torch
 
     v = Verdict(device=cfg.device, isolation=w.isolation)
     timed = cfg.device == "cuda" and cfg.measure and bool(ref.timing)
     d = w.work
     with _gpu_lock(shared=True, device=cfg.device):  # the job starts only when no timing phase runs
+        note("correctness")
         w.dispatch(json.dumps({"device": cfg.device, "time": timed}), files={"candidate.py": src},
                    inbox={"for_candidate.pt": ref.worker.work / "for_candidate.pt"})
         msg = w.wait_message(cfg.timeout_s) if timed else None
@@ -327,6 +334,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig) -
         if not v.reasons:
             v.ok, v.stage = True, "done"
         return v
+    note("timing")
     with _gpu_lock():
         w.send(b"G")
         res = w.finish(cfg.timeout_s)
@@ -347,11 +355,25 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig) -
 
 
 def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig | None = None,
-                 **overrides) -> list[Verdict]:
+                 progress: Callable[[int, str], None] | None = None, **overrides) -> list[Verdict]:
     """Verify many candidates of one problem: one reference run, candidates in parallel sandboxes.
 
+    `progress(i, phase)` is told where candidate i is: "correctness" (compiling and checking it on
+    fresh inputs and other shapes), "timing", then "verified" or "rejected: <stage>". It is called
+    from worker threads, candidates interleaved; an exception in it is logged, never a verdict.
     Raises ProblemError when the problem itself is unusable (a usage error, not a verdict).
     """
+    def tell(i: int, phase: str) -> None:
+        if progress is not None:
+            try:
+                progress(i, phase)
+            except Exception:
+                logging.getLogger(__name__).exception("verify_batch progress callback")
+
+    def told(i: int, v: Verdict) -> Verdict:
+        tell(i, "verified" if v.ok else f"rejected: {v.stage}")
+        return v
+
     cfg = dataclasses.replace(config or VerifyConfig(), **overrides).resolved()
     t0 = time.monotonic()
     verdicts: list[Verdict | None] = [None] * len(candidates)
@@ -367,7 +389,7 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             v = Verdict(device=cfg.device)
             v.stage = findings[0].stage
             v.reasons = findings
-            verdicts[i] = v
+            verdicts[i] = told(i, v)
         else:
             todo.append(i)
     if todo:
@@ -379,7 +401,8 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
         try:
             ref = prepare_reference(problem_src, cfg)
             with ThreadPoolExecutor(max_workers=min(cfg.max_parallel, len(todo))) as pool:
-                futs = {i: pool.submit(_run_candidate, candidates[i], ref, cfg, started) for i in todo}
+                futs = {i: pool.submit(_run_candidate, candidates[i], ref, cfg, started,
+                                       lambda phase, i=i: tell(i, phase)) for i in todo}
                 for i, f in futs.items():
                     verdicts[i] = f.result()
                     verdicts[i].shapes = ref.shapes
