@@ -8,6 +8,8 @@
 #          samples the held-out problems the same way
 #   RL_MIN --time-limit of each run, minutes;  HARD  seconds after which both runs are stopped
 #   SHARED_BEFORE=1  only the HRD run measures "before" (same init, held-out set and eval seed: identical)
+#   RUNS   which rewards to run (default "hrd uniform", side by side); JOBS verifier jobs per run (default 7)
+#   NO_BEFORE=1  no run measures "before" (an earlier call measured it for this init and eval seed)
 set -u
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }; log() { echo "[$(el)s] $*"; }
 L=/dev/shm/logs; mkdir -p $L
@@ -18,30 +20,32 @@ python3 -c "import trl, datasets, torch, triton, transformers; print('trl', trl.
 cat > /dev/shm/h200.json <<'J'
 {"train_prompts": 400, "heldout": 16, "eval_n": 4, "eval_seed": 0, "eval_measure": false,
  "num_generations": 8, "batch": 64, "grad_accum": 1, "max_steps": 60, "max_completion_length": 1024,
- "lr": 1e-4, "kl": 0.01, "temperature": 1.0, "save_steps": 2, "prompt_seed": 7001, "jobs": 7, "warmup": 1,
+ "lr": 1e-4, "kl": 0.01, "temperature": 1.0, "save_steps": 2, "prompt_seed": 7001, "jobs": JOBS, "warmup": 1,
  "gradient_checkpointing": false}
 J
-cp /dev/shm/h200.json $L/
+sed -i "s/JOBS/${JOBS:-7}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
 INIT=${INIT:-.scratch/ckpt/sft_small}
 TL=${RL_MIN:-4}
-for R in hrd uniform; do
+RUNS=${RUNS:-hrd uniform}
+for R in $RUNS; do
   V=INIT_${R^^}; I=${!V:-$INIT}
-  EXTRA=""; [ "${SHARED_BEFORE:-0}" = 1 ] && [ $R = uniform ] && EXTRA=--no-eval-before
+  EXTRA=""; { [ "${SHARED_BEFORE:-0}" = 1 ] && [ $R = uniform ]; } || [ "${NO_BEFORE:-0}" = 1 ] && EXTRA=--no-eval-before
   ( python3 -m training.rl --config /dev/shm/h200.json --init $I --out /dev/shm/rl_$R --reward $R \
       --no-feedback --kernelbench .kb --time-limit $TL --seed ${SEED:-0} $EXTRA > $L/rl_$R.log 2>&1
     echo "rc=$?" >> $L/rl_$R.log ) &
   echo $! > /dev/shm/pid_$R
   echo "$R: init $I $EXTRA" >> $L/env.txt
 done
-log "started hrd + uniform, --time-limit $TL"
+log "started $RUNS, --time-limit $TL"
 while [ $(el) -lt ${HARD:-560} ]; do
   sleep 5
-  kill -0 $(cat /dev/shm/pid_hrd) 2>/dev/null || kill -0 $(cat /dev/shm/pid_uniform) 2>/dev/null || break
+  alive=0; for R in $RUNS; do kill -0 $(cat /dev/shm/pid_$R) 2>/dev/null && alive=1; done
+  [ $alive = 1 ] || break
 done
-for R in hrd uniform; do pkill -TERM -f "out /dev/shm/rl_$R" 2>/dev/null; done
+for R in $RUNS; do pkill -TERM -f "out /dev/shm/rl_$R" 2>/dev/null; done
 sleep 2
-log "runs over"; for R in hrd uniform; do grep -E "^rl:|^rc=|Traceback" $L/rl_$R.log | tail -8; done
-for R in hrd uniform; do
+log "runs over"; for R in $RUNS; do grep -E "^rl:|^rc=|Traceback" $L/rl_$R.log | tail -8; done
+for R in $RUNS; do
   D=/dev/shm/rl_$R; mkdir -p $L/$R
   cp $D/heldout.jsonl $D/log_history.json $D/curves.png $D/prompts.jsonl $D/rollouts.jsonl $L/$R/ 2>/dev/null
   # no log_history.json when a run was stopped: take the trainer state of its last checkpoint
@@ -60,8 +64,7 @@ for f in ("tritonrl.json", "trainer_state.json"):
 print("packed", src)
 PY
 done
-tail -c 40000 $L/rl_hrd.log > $L/rl_hrd_tail.log; tail -c 40000 $L/rl_uniform.log > $L/rl_uniform_tail.log
-rm -f $L/rl_hrd.log $L/rl_uniform.log
+for R in $RUNS; do tail -c 40000 $L/rl_$R.log > $L/rl_${R}_tail.log; rm -f $L/rl_$R.log; done
 tar -C /dev/shm -czf $OUT/logs.tgz logs
-for R in hrd uniform; do [ -d /dev/shm/pack/rl_$R ] && tar -C /dev/shm/pack -cf - rl_$R | split -b 15m - $OUT/rl_$R.tar.part-; done
+for R in $RUNS; do [ -d /dev/shm/pack/rl_$R ] && tar -C /dev/shm/pack -cf - rl_$R | split -b 15m - $OUT/rl_$R.tar.part-; done
 ls -l $OUT; log done
