@@ -18,7 +18,7 @@ import random
 import sys
 from typing import Callable, Iterator
 
-from .families.basic import binary, elementwise, row_op
+from .families.basic import binary, binary_scalar, elementwise, row_op
 from .families.common import Sample
 from .families.losses import loss
 from .families.matmul import bmm, linear_act_scale, matmul, matvec
@@ -38,9 +38,9 @@ MAKERS_V1: list[tuple[Maker, str, int]] = [
 # Makers added after data/corpus.jsonl was built (2026-12-03) draw from a second random stream that
 # supplies every V2_EVERY-th sample, so the first stream, and with it every sample of the committed
 # corpora (same id, same text), is unchanged: `--resume` on data/corpus.jsonl keeps its lines and
-# verifies only what is new. Their ids have their own prefixes (bnorm-, gnorm-, frob-).
+# verifies only what is new. Their ids have their own prefixes (bnorm-, gnorm-, frob-, bins-).
 MAKERS_V2: list[tuple[Maker, str, int]] = [
-    (batch_norm, "norm", 2), (group_norm, "norm", 2), (frobenius_norm, "norm", 1),
+    (batch_norm, "norm", 2), (group_norm, "norm", 2), (frobenius_norm, "norm", 1), (binary_scalar, "binary", 2),
 ]
 V2_EVERY = 5
 MAKERS: list[tuple[Maker, str, int]] = MAKERS_V1 + MAKERS_V2
