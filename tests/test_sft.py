@@ -78,3 +78,23 @@ def test_feedback_ingestion_dedupes(tmp_path):
     base = read_samples([str(CORPUS)])
     merged = read_samples([str(CORPUS)], str(db))
     assert len(merged) == len(base) + 1 and merged[-1]["problem"] == "NEW PROBLEM"
+
+
+def test_lora_on_a_given_hf_model_writes_a_loadable_adapter(tmp_path, tiny_ckpt):
+    """`--model HF_DIR --lora`: a peft adapter (checkpoints and final) that load_backend loads and runs."""
+    from training.backends import load_backend
+
+    cfg = tmp_path / "lora.json"
+    cfg.write_text(json.dumps({"batch": 1, "save_steps": 2}))
+    out = tmp_path / "lora"
+    p = sft("--config", cfg, "--model", tiny_ckpt, "--lora", "--out", out, "--max-steps", "2")
+    assert p.returncode == 0, p.stderr[-3000:]
+    for d in (out / "checkpoint-2", out / "final"):
+        adapter = json.loads((d / "adapter_config.json").read_text())
+        assert adapter["peft_type"] == "LORA" and adapter["base_model_name_or_path"] == str(tiny_ckpt)
+        assert (d / "adapter_model.safetensors").exists() and not (d / "model.safetensors").exists()  # adapter only
+    b = load_backend(str(out), device="cpu")  # the run directory: its published final adapter
+    assert type(b.model).__name__.startswith("Peft")
+    (c,) = b.generate([prompts.build_messages("import torch\n")], GenerationConfig(n=1, max_new_tokens=4, seed=0))[0]
+    assert isinstance(c.text, str)
+
