@@ -8,10 +8,12 @@ import pytest
 from conftest import KERNELBENCH, ROOT
 from training import prompts
 from training.data.build import build_corpus
-from training.data.generate import FAMILIES, KERNELBENCH_L1_MATCHES, MAKERS, Sample, generate, main
+from training.data.families.basic import SCALAR_OPS, binary_scalar
+from training.data.families.norms import batch_norm, group_norm
+from training.data.generate import FAMILIES, KERNELBENCH_L1_MATCHES, MAKERS, V2_EVERY, Sample, generate, main
 from training.data.novelty import NEAR_COPY, closest
 from verifier import VerifyConfig, verify_batch
-from verifier.problem import parse_problem, size_constants
+from verifier.problem import parse_problem, size_constants, with_constants
 from verifier.static_check import check_candidate
 
 needs_kb = pytest.mark.skipif(not KERNELBENCH.is_dir(), reason="../shared/kernelbench not present")
@@ -25,6 +27,7 @@ BUGS = [
     ("mask=offs < n_parts, other=0.0", "mask=offs < n_parts - 1, other=0.0"),          # loss: last partial lost
     ("b = tl.load(b_ptr + ", "b = tl.load(b_ptr + 1 + "),                             # broadcast operand shifted
     ("v = tl.load(x_ptr + offs,", "v = tl.load(x_ptr + offs + 1,"),                   # elementwise: off by one
+    ("v = tl.load(x_ptr + base + offs,", "v = tl.load(x_ptr + base + offs + 1,"),     # group norm: output shifted
 ]
 
 
@@ -72,6 +75,79 @@ def test_every_problem_makes_its_inputs():
         ns: dict = {}
         exec(compile(s.problem, s.id, "exec"), ns)  # our own generated source, not model output
         assert ns["get_inputs"]() and isinstance(ns["get_init_inputs"](), list), s.id
+
+
+def test_new_makers_leave_the_first_stream_alone():
+    """Makers added later (MAKERS_V2) supply every V2_EVERY-th sample from their own stream: the samples
+    of the original makers keep their ids and text (so the committed corpora stay reproducible)."""
+    a = generate(100, seed=0)
+    v2 = [s for s in a if s.id.split("-")[0] in ("bnorm", "gnorm", "frob", "bins")]
+    assert [a.index(s) % V2_EVERY for s in v2] == [V2_EVERY - 1] * len(v2) == [V2_EVERY - 1] * (100 // V2_EVERY)
+    assert {s.id.split("-")[0] for s in generate(300, seed=0)} >= {"bnorm", "gnorm", "frob", "bins"}
+    assert {s.family for s in generate(30, seed=0, families=("norm",))} == {"norm"}
+    only_v1 = generate(30, seed=0, families=("loss",))
+    assert len(only_v1) == 30 and {s.family for s in only_v1} == {"loss"}
+
+
+@pytest.mark.parametrize("maker", [batch_norm, group_norm])
+def test_batch_and_group_norm_problems_hold_in_any_mode(maker):
+    """Every style of the batch-norm (inference) and group-norm problems builds and runs; batch norm
+    uses the running statistics whatever train/eval mode the module is in, and never updates them."""
+    import torch
+
+    rng = random.Random(0)
+    styles = set()
+    for i in range(24):
+        s = maker(rng, i)
+        styles.add(("F.batch_norm" in s.problem, "def train" in s.problem, "nn.GroupNorm" in s.problem,
+                    "F.group_norm" in s.problem, "torch.sqrt(" in s.problem or "torch.rsqrt(" in s.problem))
+        ns: dict = {}
+        exec(compile(s.problem, s.id, "exec"), ns)  # our own generated source, not model output
+        torch.manual_seed(i)
+        model = ns["Model"](*ns["get_init_inputs"]())
+        x = ns["get_inputs"]()
+        state = {k: v.clone() for k, v in model.state_dict().items()}
+        out = model(*x)
+        model.train()
+        assert torch.equal(model(*x), out), s.id
+        model.eval()
+        assert torch.equal(model(*x), out), s.id
+        assert all(torch.equal(state[k], v) for k, v in model.state_dict().items()), s.id
+        if maker is batch_norm:
+            stats = [b for b in model.buffers() if b.is_floating_point()]  # running mean and var
+            assert len(stats) == 2 and all(((b != 0) & (b != 1)).all() for b in stats), "drawn, not the 0/1 defaults"
+    assert len(styles) >= 3, styles
+
+
+def test_binary_scalar_kernels_compute_what_their_problems_do():
+    """Every scalar op, every torch form, inline and module-held scalars: the reference agrees with the
+    candidate's Triton expression (evaluated with torch; the verifier checks one sample end to end)."""
+    import re
+
+    import torch
+
+    tl_ns = {"maximum": lambda a, b: torch.clamp(a, min=b), "minimum": lambda a, b: torch.clamp(a, max=b)}
+    for op, (forms, *_rest) in SCALAR_OPS.items():
+        seen = set()
+        for seed in range(60):
+            if len(seen) == 2 * len(forms):
+                break
+            s = binary_scalar(random.Random(seed), seed, op=op)
+            ns: dict = {}
+            small = with_constants(s.problem, {c.name: 16 for c in size_constants(s.problem)})
+            exec(compile(small, s.id, "exec"), ns)  # our own generated source, not model output
+            init = ns["get_init_inputs"]()
+            model = ns["Model"](*init)
+            (x,) = ns["get_inputs"]()
+            expr = re.search(r"\n    v = (.+)\n    tl.store", s.candidate).group(1)
+            env = {"v": x.float(), "s": init[0] if init else None, "tl": type("tl", (), tl_ns)}
+            want = eval(expr, env)  # noqa: S307 - the generator's own kernel expression
+            assert torch.allclose(model(x).float(), want, atol=1e-2 if x.dtype == torch.half else 1e-6), s.problem
+            scalar = r"(?:self\.\w+(?:, dtype=x\.dtype, device=x\.device)?|-?[\d.]+)"
+            form = [f for f in forms if re.search(r"return " + re.escape(f).replace(r"\{s\}", scalar) + "\n", s.problem)]
+            assert len(form) == 1, (forms, s.problem)
+            seen.add((form[0], bool(init)))
+        assert {f for f, _ in seen} == set(forms) and {h for _, h in seen} == {True, False}, (op, seen)
 
 
 @pytest.mark.parametrize("maker", [m.__name__ for m, _, _ in MAKERS])
@@ -142,12 +218,15 @@ def test_cli_writes_jsonl_and_rejects_bad_arguments(tmp_path, capsys):
     assert "not a KernelBench checkout" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", ["corpus_tiny.jsonl", "corpus.jsonl"])
-def test_committed_corpus(name):
+@pytest.mark.parametrize("name,n,seed", [("corpus_tiny.jsonl", 112, 1), ("corpus.jsonl", 1200, 0)])
+def test_committed_corpus(name, n, seed):
     path = ROOT / "data" / name
     if not path.exists():
         pytest.skip(f"data/{name} not generated")
     rows = [json.loads(x) for x in path.read_text().splitlines()]
+    gen = {s.id: s for s in generate(n, seed=seed)}  # the generator still writes every committed sample
+    assert all(r["id"] in gen and (gen[r["id"]].problem, gen[r["id"]].plan, gen[r["id"]].candidate) ==
+               (r["problem"], r["plan"], r["candidate"]) for r in rows)
     assert len({r["id"] for r in rows}) == len(rows) and len({r["problem"] for r in rows}) == len(rows)
     assert all(r["verdict"]["ok"] for r in rows), "every committed sample passed the verifier"
     assert all(r["novelty"]["score"] < NEAR_COPY for r in rows)

@@ -78,3 +78,83 @@ def test_feedback_ingestion_dedupes(tmp_path):
     base = read_samples([str(CORPUS)])
     merged = read_samples([str(CORPUS)], str(db))
     assert len(merged) == len(base) + 1 and merged[-1]["problem"] == "NEW PROBLEM"
+
+
+def test_lora_on_a_given_hf_model_writes_a_loadable_adapter(tmp_path, tiny_ckpt):
+    """`--model HF_DIR --lora`: a peft adapter (checkpoints and final) that load_backend loads and runs."""
+    from training.backends import load_backend
+
+    cfg = tmp_path / "lora.json"
+    cfg.write_text(json.dumps({"batch": 1, "save_steps": 2}))
+    out = tmp_path / "lora"
+    p = sft("--config", cfg, "--model", tiny_ckpt, "--lora", "--out", out, "--max-steps", "2")
+    assert p.returncode == 0, p.stderr[-3000:]
+    for d in (out / "checkpoint-2", out / "final"):
+        adapter = json.loads((d / "adapter_config.json").read_text())
+        assert adapter["peft_type"] == "LORA" and adapter["base_model_name_or_path"] == str(tiny_ckpt)
+        assert (d / "adapter_model.safetensors").exists() and not (d / "model.safetensors").exists()  # adapter only
+    b = load_backend(str(out), device="cpu")  # the run directory: its published final adapter
+    assert type(b.model).__name__.startswith("Peft")
+    (c,) = b.generate([prompts.build_messages("import torch\n")], GenerationConfig(n=1, max_new_tokens=4, seed=0))[0]
+    assert isinstance(c.text, str)
+
+
+def _event_steps(run_dir, tag="train/loss"):
+    """Steps logged under `tag` by each TensorBoard events file of a run, oldest file first."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    files = sorted(run_dir.rglob("events.out.tfevents*"), key=lambda f: f.stat().st_mtime)
+    out = []
+    for f in files:
+        acc = EventAccumulator(str(f))
+        acc.Reload()
+        out.append([e.step for e in acc.Scalars(tag)] if tag in acc.Tags()["scalars"] else [])
+    return out
+
+
+def _parses(path) -> bool:
+    try:
+        json.loads(path.read_text())
+        return True
+    except ValueError:
+        return False
+
+
+def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
+    """SIGKILL a real run once checkpoint-2 is complete; the same command then continues from step 2
+    (it says so, trains only the remaining steps, and its state carries on) instead of restarting."""
+    import os
+    import signal
+    import time
+
+    cfg = tmp_path / "kill.json"
+    cfg.write_text(json.dumps({"batch": 1, "save_steps": 2}))
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "training.sft", "--config", str(cfg), "--out", str(out), "--max-steps", "6"]
+    log = (tmp_path / "first.log").open("w")
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    ckpt = out / "checkpoint-2" / "trainer_state.json"  # written last: the checkpoint is complete
+    deadline = time.monotonic() + 180
+    try:
+        while not (ckpt.exists() and _parses(ckpt)):
+            assert proc.poll() is None, (tmp_path / "first.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "no checkpoint-2 within 180 s"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+        log.close()
+    assert proc.returncode == -signal.SIGKILL
+    assert not (out / "final").exists() and not (out / "checkpoint-6").exists()
+    first = _event_steps(out / "runs")
+    assert first and first[-1][:2] == [1, 2]
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "resuming from checkpoint-2" in p.stdout
+    meta = json.loads((out / "final" / "tritonrl.json").read_text())
+    assert meta["steps"] == 6 and meta["resumed_from"] == "checkpoint-2"
+    state = json.loads((out / "checkpoint-6" / "trainer_state.json").read_text())
+    assert state["global_step"] == 6
+    assert [h["step"] for h in state["log_history"] if "loss" in h] == [1, 2, 3, 4, 5, 6]
+    second = _event_steps(out / "runs")[-1]  # the rerun's own log starts after the checkpoint
+    assert second == [3, 4, 5, 6], second

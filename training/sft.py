@@ -144,12 +144,15 @@ def main(argv: list[str] | None = None) -> int:
                          peft_config=peft_config,
                          callbacks=[TimeLimit(args.time_limit)] if args.time_limit else None)
     last = get_last_checkpoint(str(out)) if any(out.glob("checkpoint-*")) else None
+    if last:
+        print(f"resuming from {Path(last).name}", flush=True)
     trainer.train(resume_from_checkpoint=last)
     final = out / "final"
     trainer.save_model(str(final))
     tokenizer.save_pretrained(str(final))
     (final / "tritonrl.json").write_text(json.dumps({"stage": "sft", "config": args.config, "samples": len(samples),
-                                                     "steps": trainer.state.global_step}, indent=1))
+                                                     "steps": trainer.state.global_step,
+                                                     "resumed_from": Path(last).name if last else None}, indent=1))
     checkpoints.publish(out, final, stage="sft", step=trainer.state.global_step)
     print(f"saved {final} after {trainer.state.global_step} steps on {len(samples)} samples")
     return 0

@@ -16,24 +16,34 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from typing import Callable
+from typing import Callable, Iterator
 
-from .families.basic import binary, elementwise, row_op
+from .families.basic import binary, binary_scalar, elementwise, row_op
 from .families.common import Sample
 from .families.losses import loss
 from .families.matmul import bmm, linear_act_scale, matmul, matvec
-from .families.norms import norm, norm_act
+from .families.norms import batch_norm, frobenius_norm, group_norm, norm, norm_act
 from .families.reductions import argreduce, dim_reduce
 
 __all__ = ["FAMILIES", "KERNELBENCH_L1_MATCHES", "MAKERS", "Sample", "generate"]
 
+Maker = Callable[[random.Random, int], Sample]
 # (maker, family, weight): a maker draws one sample of its family.
-MAKERS: list[tuple[Callable[[random.Random, int], Sample], str, int]] = [
+MAKERS_V1: list[tuple[Maker, str, int]] = [
     (elementwise, "elementwise", 4), (binary, "binary", 1), (row_op, "row", 2),
     (norm, "norm", 3), (matmul, "matmul", 3), (bmm, "matmul", 1), (matvec, "matmul", 1),
     (argreduce, "argreduce", 1), (dim_reduce, "dim_reduce", 2),
     (linear_act_scale, "fused", 2), (norm_act, "fused", 1), (loss, "loss", 2),
 ]
+# Makers added after data/corpus.jsonl was built (2026-12-03) draw from a second random stream that
+# supplies every V2_EVERY-th sample, so the first stream, and with it every sample of the committed
+# corpora (same id, same text), is unchanged: `--resume` on data/corpus.jsonl keeps its lines and
+# verifies only what is new. Their ids have their own prefixes (bnorm-, gnorm-, frob-, bins-).
+MAKERS_V2: list[tuple[Maker, str, int]] = [
+    (batch_norm, "norm", 2), (group_norm, "norm", 2), (frobenius_norm, "norm", 1), (binary_scalar, "binary", 2),
+]
+V2_EVERY = 5
+MAKERS: list[tuple[Maker, str, int]] = MAKERS_V1 + MAKERS_V2
 FAMILIES: tuple[str, ...] = ("elementwise", "binary", "row", "norm", "matmul", "argreduce", "dim_reduce", "fused",
                              "loss")
 
@@ -44,7 +54,8 @@ KERNELBENCH_L1_MATCHES: dict[str, tuple[str, ...]] = {
                     "29_Softplus", "30_Softsign", "32_HardTanh"),
     "binary": (),
     "row": ("23_Softmax", "24_LogSoftmax"),
-    "norm": ("36_RMSNorm_", "38_L1Norm_", "39_L2Norm_", "40_LayerNorm"),
+    "norm": ("33_BatchNorm", "35_GroupNorm_", "36_RMSNorm_", "37_FrobeniusNorm_", "38_L1Norm_", "39_L2Norm_",
+             "40_LayerNorm"),
     "matmul": ("1_Square_matrix_multiplication_", "2_Standard_matrix_multiplication_", "3_Batched_matrix_multiplication",
                "4_Matrix_vector_multiplication_", "6_Matmul_with_large_K_dimension_",
                "7_Matmul_with_small_K_dimension_", "8_Matmul_with_irregular_shapes_",
@@ -64,17 +75,23 @@ def generate(n: int, seed: int = 0, families: tuple[str, ...] | None = None) -> 
     unknown = set(families or ()) - set(FAMILIES)
     if unknown:
         raise ValueError(f"unknown families {sorted(unknown)}; known: {', '.join(FAMILIES)}")
-    makers = [m for m, fam, w in MAKERS if families is None or fam in families for _ in range(w)]
-    rng = random.Random(seed)
+    def stream(table: list[tuple[Maker, str, int]], rng: random.Random) -> Iterator[Sample]:
+        makers = [m for m, fam, w in table if families is None or fam in families for _ in range(w)]
+        seen: set[str] = set()
+        for i in range(50 * n + 100) if makers else ():
+            s = rng.choice(makers)(rng, i)
+            if s.problem not in seen:
+                seen.add(s.problem)
+                yield s
+
+    first, second = stream(MAKERS_V1, random.Random(seed)), stream(MAKERS_V2, random.Random(f"v2-{seed}"))
     out: list[Sample] = []
-    seen: set[str] = set()
-    for i in range(50 * n + 100):
-        if len(out) == n:
+    while len(out) < n:
+        order = (second, first) if len(out) % V2_EVERY == V2_EVERY - 1 else (first, second)
+        s = next(order[0], None) or next(order[1], None)
+        if s is None:
             break
-        s = rng.choice(makers)(rng, i)
-        if s.problem not in seen:
-            seen.add(s.problem)
-            out.append(s)
+        out.append(s)
     return out
 
 

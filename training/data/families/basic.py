@@ -1,4 +1,5 @@
-"""Elementwise activation chains, broadcast binary ops, row reductions and (log-)softmax over rows."""
+"""Elementwise activation chains, broadcast binary ops, binary ops with a scalar, row reductions and
+(log-)softmax over rows."""
 from __future__ import annotations
 
 import random
@@ -181,3 +182,84 @@ def binary(rng: random.Random, idx: int) -> Sample:
         "materialises; loads and stores masked at the tail.",
     ])
     return Sample(f"bin-{idx:05d}", "binary", src, plan, cand)
+
+
+SCALAR_CANDIDATE = HEADER + '''
+
+@triton.jit
+def {kname}(x_ptr, y_ptr, n, {s_arg}BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    v = {expr}
+    tl.store(y_ptr + offs, v.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self{init_params}):
+        super().__init__()
+{init_body}
+    def forward(self, x):
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        n = x.numel()
+        {kname}[(triton.cdiv(n, {block}),)](x, y, n, {s_call}BLOCK={block})
+        return y
+'''
+
+# op: (ways to write x op s with {s}, Triton expression of v and s, scalar values, name of the scalar)
+SCALAR_OPS = {
+    "add": (("x + {s}", "{s} + x", "torch.add(x, {s})", "x.add({s})"), "v + s", [0.5, 1.5, 2.0, 3.0], "shift"),
+    "sub": (("x - {s}", "torch.sub(x, {s})", "x.sub({s})"), "v - s", [0.25, 1.0, 2.5], "offset"),
+    "rsub": (("{s} - x", "torch.rsub(x, {s})"), "s - v", [1.0, 2.0, 0.5], "value"),
+    "mul": (("x * {s}", "{s} * x", "torch.mul(x, {s})", "x.mul({s})"), "v * s", [0.5, 2.0, -1.5, 0.125], "scale"),
+    "div": (("x / {s}", "torch.div(x, {s})", "x.div({s})"), "v / s", [2.0, 3.0, 0.5, 7.0], "divisor"),
+    "max": (("torch.maximum(x, torch.tensor({s}))", "torch.clamp(x, min={s})", "x.clamp_min({s})"),
+            "tl.maximum(v, s)", [0.1, 0.0, -0.5, 0.25], "floor"),
+    "min": (("torch.minimum(x, torch.tensor({s}))", "torch.clamp(x, max={s})", "x.clamp_max({s})"),
+            "tl.minimum(v, s)", [0.5, 0.0, 1.0, -0.25], "cap"),
+}
+
+
+def binary_scalar(rng: random.Random, idx: int, op: str | None = None) -> Sample:
+    """x (op) scalar or scalar (op) x: add, sub, rsub, mul, div, maximum, minimum with a Python number,
+    written inline or held by the module (an `__init__` argument); one flat kernel. `op` forces the op."""
+    op = rng.choice(list(SCALAR_OPS)) if op is None else op
+    forms, texpr, values, sname = SCALAR_OPS[op]
+    value = rng.choice(values)
+    held = rng.random() < 0.4
+    s_src = f"self.{sname}" if held else repr(value)
+    form = rng.choice(forms).format(s=s_src)
+    if "torch.tensor(" in form and held:
+        form = form.replace(f"torch.tensor({s_src})", f"torch.tensor({s_src}, dtype=x.dtype, device=x.device)")
+    (rn, cn) = rng.choice(SIZE_NAMES)
+    three_d = rng.random() < 0.3
+    sizes = {rn: rng.choice([16, 64, 128, 256])} | ({"seq": rng.choice([8, 16, 32])} if three_d else {}) | \
+        {cn: rng.choice([100, 256, 1000, 4096])}
+    shape = ", ".join(sizes)
+    dtype = rng.choice(["", "", "", ".half()"])
+    init_params = f"{sname}: float = {value}" if held else ""
+    init_body = f"self.{sname} = {sname}" if held else ""
+    desc = f"x {op} a scalar" if op not in ("rsub", "max", "min") else \
+        {"rsub": "a scalar minus x", "max": "the elementwise maximum of x and a scalar",
+         "min": "the elementwise minimum of x and a scalar"}[op]
+    src = problem(rng, desc=desc, forward_args=["x"], body=f"return {form}", sizes=sizes,
+                  inputs=[f"torch.randn({shape}){dtype}"], init_params=init_params, init_body=init_body,
+                  init_inputs=repr(value) if held else "")
+    block = rng.choice([512, 1024, 2048])
+    expr = texpr
+    if not held:  # the constant is baked into the kernel
+        expr = {"add": f"v + {value!r}", "sub": f"v - {value!r}", "rsub": f"{value!r} - v", "mul": f"v * {value!r}",
+                "div": f"v / {value!r}", "max": f"tl.maximum(v, {value!r})", "min": f"tl.minimum(v, {value!r})"}[op]
+    cand = SCALAR_CANDIDATE.format(kname=f"scalar_{op}_kernel", s_arg="s, " if held else "",
+                                   s_call=f"self.{sname}, " if held else "", expr=expr, block=block,
+                                   init_params=f", {init_params}" if held else "",
+                                   init_body=f"        {init_body}\n" if held else "")
+    how = f"passed as a kernel argument (self.{sname})" if held else "a compile-time constant in the kernel"
+    plan = rng.choice([
+        f"One flat elementwise kernel computing {expr} per element in fp32, the scalar {how}; "
+        f"BLOCK={block}, grid cdiv(n, {block}), masked tail, stored in the input dtype.",
+        f"A scalar operand needs no broadcast index: cdiv(n, {block}) programs each load {block} elements, compute "
+        f"{expr} with the scalar {how}, and store once.",
+    ])
+    return Sample(f"bins-{idx:05d}", "binary", src, plan, cand)

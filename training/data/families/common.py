@@ -76,12 +76,14 @@ def triton_steps(ops: list[Unary], indent: int = 4) -> str:
 
 
 def problem(rng: random.Random, *, desc: str, forward_args: list[str], body: str, sizes: dict[str, int],
-            inputs: list[str], init_params: str = "", init_body: str = "", init_inputs: str = "") -> str:
+            inputs: list[str], init_params: str = "", init_body: str = "", init_inputs: str = "",
+            methods: str = "") -> str:
     """A KernelBench-format problem: class Model, module-level size constants, get_inputs, get_init_inputs.
 
-    The coding style (docstring, super() form, type hints, how inputs are built) is drawn from `rng`."""
+    The coding style (docstring, super() form, type hints, how inputs are built) is drawn from `rng`.
+    `methods` is extra method source of Model (unindented), placed after forward."""
     doc = rng.choice(DOCS).format(desc=desc, Desc=desc[:1].upper() + desc[1:])
-    uses_f = "F." in body or "F." in init_body
+    uses_f = "F." in body or "F." in init_body or "F." in methods
     imports = "import torch\nimport torch.nn as nn\n" + ("import torch.nn.functional as F\n" if uses_f else "")
     consts = "\n".join(f"{k} = {v}" for k, v in sizes.items())
     sup = rng.choice(["super().__init__()", "super().__init__()", "super(Model, self).__init__()"])
@@ -97,7 +99,8 @@ def problem(rng: random.Random, *, desc: str, forward_args: list[str], body: str
         get_inputs = f"    return [{', '.join(inputs)}]"
     return (f"{imports}\n\nclass Model(nn.Module):\n" + (f"    {doc}\n\n" if doc else "") +
             f"    def __init__(self{params}):\n        {sup}\n{init}\n"
-            f"    def forward(self, {args}){ret}:\n{textwrap.indent(body, ' ' * 8)}\n\n\n{consts}\n\n\n"
+            f"    def forward(self, {args}){ret}:\n{textwrap.indent(body, ' ' * 8)}\n" +
+            (f"\n{textwrap.indent(methods.rstrip(), ' ' * 4)}\n" if methods else "") + f"\n\n{consts}\n\n\n"
             f"def get_inputs():\n{get_inputs}\n\n\ndef get_init_inputs():\n    return [{init_inputs}]\n")
 
 
