@@ -370,10 +370,6 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             except Exception:
                 logging.getLogger(__name__).exception("verify_batch progress callback")
 
-    def told(i: int, v: Verdict) -> Verdict:
-        tell(i, "verified" if v.ok else f"rejected: {v.stage}")
-        return v
-
     cfg = dataclasses.replace(config or VerifyConfig(), **overrides).resolved()
     t0 = time.monotonic()
     verdicts: list[Verdict | None] = [None] * len(candidates)
@@ -389,7 +385,8 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             v = Verdict(device=cfg.device)
             v.stage = findings[0].stage
             v.reasons = findings
-            verdicts[i] = told(i, v)
+            verdicts[i] = v
+            tell(i, f"rejected: {v.stage}")  # never reaches a sandbox
         else:
             todo.append(i)
     if todo:
