@@ -10,6 +10,8 @@
 #   SHARED_BEFORE=1  only the HRD run measures "before" (same init, held-out set and eval seed: identical)
 #   RUNS   which rewards to run (default "hrd uniform", side by side); JOBS verifier jobs per run (default 7)
 #   NO_BEFORE=1  no run measures "before" (an earlier call measured it for this init and eval seed)
+#   BATCH  completions per GRPO step (default 64: 8 prompts x 8 generations); STEPS --max-steps (default:
+#          none, the time limit decides), so separate calls per reward can train the same number of steps
 set -u
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }; log() { echo "[$(el)s] $*"; }
 L=/dev/shm/logs; mkdir -p $L
@@ -19,11 +21,11 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $L/env.tx
 python3 -c "import trl, datasets, torch, triton, transformers; print('trl', trl.__version__, 'datasets', datasets.__version__, 'torch', torch.__version__, 'triton', triton.__version__, 'transformers', transformers.__version__)" >> $L/env.txt 2>&1
 cat > /dev/shm/h200.json <<'J'
 {"train_prompts": 400, "heldout": 16, "eval_n": 4, "eval_seed": 0, "eval_measure": false,
- "num_generations": 8, "batch": 64, "grad_accum": 1, "max_steps": 60, "max_completion_length": 1024,
- "lr": 1e-4, "kl": 0.01, "temperature": 1.0, "save_steps": 2, "prompt_seed": 7001, "jobs": JOBS, "warmup": 1,
+ "num_generations": 8, "batch": BATCH, "grad_accum": 1, "max_steps": 60, "max_completion_length": 1024,
+ "lr": 1e-4, "kl": 0.01, "temperature": 1.0, "save_steps": 2, "prompt_seed": 7001, "jobs": JOBS, "warmup": 0,
  "gradient_checkpointing": false}
 J
-sed -i "s/JOBS/${JOBS:-7}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
+sed -i "s/JOBS/${JOBS:-7}/; s/BATCH/${BATCH:-64}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
 INIT=${INIT:-.scratch/ckpt/sft_small}
 TL=${RL_MIN:-4}
 RUNS=${RUNS:-hrd uniform}
@@ -31,7 +33,7 @@ for R in $RUNS; do
   V=INIT_${R^^}; I=${!V:-$INIT}
   EXTRA=""; { [ "${SHARED_BEFORE:-0}" = 1 ] && [ $R = uniform ]; } || [ "${NO_BEFORE:-0}" = 1 ] && EXTRA=--no-eval-before
   ( python3 -m training.rl --config /dev/shm/h200.json --init $I --out /dev/shm/rl_$R --reward $R \
-      --no-feedback --kernelbench .kb --time-limit $TL --seed ${SEED:-0} $EXTRA > $L/rl_$R.log 2>&1
+      --no-feedback --kernelbench .kb --time-limit $TL --seed ${SEED:-0} ${STEPS:+--max-steps $STEPS} $EXTRA > $L/rl_$R.log 2>&1
     echo "rc=$?" >> $L/rl_$R.log ) &
   echo $! > /dev/shm/pid_$R
   echo "$R: init $I $EXTRA" >> $L/env.txt
