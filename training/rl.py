@@ -349,7 +349,6 @@ def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg
     how the rows are split over ranks, and all rows are generated in batches."""
     if not items:
         return []
-    reward = VerifierReward(verify_cfg, jobs=jobs, max_len=max_new_tokens)
     was_training = model.training
     model.eval()
     texts, seeds, problems, pids = [], [], [], []
@@ -365,6 +364,7 @@ def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg
     finally:
         model.train(was_training)
     completions = [tokenizer.decode(row, skip_special_tokens=True) for row in ids_list]
+    reward = VerifierReward(verify_cfg, jobs=jobs, max_len=max_new_tokens)
     rc = reward.correct(None, completions, ids_list, problems)
     out = []
     for pid, text, x, res in zip(pids, completions, rc, reward.last["results"]):

@@ -1,0 +1,59 @@
+"""Held-out correct rate of a checkpoint on a GRPO run's held-out split, exactly as `training.rl` measures it.
+
+    python benchmarks/heldout_eval.py --prompts RUN/prompts.jsonl --model CKPT [--n 4] [--seed 0] \
+        [--max-new-tokens 1024] [--temperature 1.0] [--jobs 14] [--device auto] [--out FILE.json]
+
+Same sampler (one seed per sample: `training.rl.evaluate_heldout`) and the same correctness-only verdicts as
+the trainer's before/after evaluation with `eval_measure: false`, so a checkpoint saved by a run that was
+stopped before its own "after" evaluation, and its init, can be compared on identical samples seeds.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--prompts", required=True, help="a run's prompts.jsonl (its rows with split 'heldout')")
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--n", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=0, help="the run's eval_seed")
+    ap.add_argument("--max-new-tokens", type=int, default=1024)
+    ap.add_argument("--temperature", type=float, default=1.0)
+    ap.add_argument("--jobs", type=int, default=8)
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    ap.add_argument("--out")
+    a = ap.parse_args()
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from training.rl import _verify_config, evaluate_heldout
+
+    rows = [json.loads(x) for x in Path(a.prompts).read_text().splitlines() if x.strip()]
+    held = [r for r in rows if r["split"] == "heldout"]
+    tok = AutoTokenizer.from_pretrained(a.model)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    dev = "cuda" if torch.cuda.is_available() and a.device != "cpu" else "cpu"
+    model = AutoModelForCausalLM.from_pretrained(a.model, dtype=torch.float32).to(dev)
+    cfg = dataclasses.replace(_verify_config(a.device, a.jobs), measure=False)
+    t0 = time.time()
+    res = evaluate_heldout(model, tok, held, cfg, a.n, a.max_new_tokens, a.temperature, a.jobs, seed=a.seed)
+    res.update(model=a.model, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed)
+    line = json.dumps(res)
+    print(line, flush=True)
+    if a.out:
+        Path(a.out).write_text(line + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
