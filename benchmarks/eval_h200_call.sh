@@ -32,12 +32,12 @@ for M in sft:$SFT rl:$RL; do
   log "rc=$?"
   E=/dev/shm/kb_$T
   if [ -f $E/results.jsonl ] && { [ ! -f $E/summary.json ] || [ $E/results.jsonl -nt $E/summary.json ]; }; then
-    timeout 30 python3 - $E <<'PY'
+    timeout 30 python3 - $E $ONLY <<'PY'
 import json, sys
 from pathlib import Path
 from training.eval import ResultsLog, build_report, write_outputs
 out = Path(sys.argv[1]); rows = list(ResultsLog(out / 'results.jsonl').load().values())
-cfg = json.loads((out / 'run.json').read_text()); cfg['k'] = [1]
+cfg = json.loads((out / 'run.json').read_text()); cfg.update(k=[1], problems='.kb', levels=['level1'], only=sys.argv[2].split(','))
 write_outputs(out, build_report(rows, [], cfg, True, 'rebuilt from results.jsonl after the time limit', 0.0))
 print('rebuilt', len(rows))
 PY
