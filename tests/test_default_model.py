@@ -40,7 +40,7 @@ def test_the_shipped_default_model_verifies_a_kernel_for_the_example_on_cpu():
     assert sum(f.stat().st_size for f in default_model.DIR.iterdir()) <= 64 << 20  # the repo's budget
     assert (default_model.DIR / "README.md").is_file()  # the model card ships with the weights
     p = subprocess.run([sys.executable, "-m", "training.cli", "suggest", "examples/rms_norm.py::Model", "-n", "4",
-                        "--device", "cpu", "--json"], cwd=root, capture_output=True, text=True, timeout=900)
+                        "--seed", "0", "--device", "cpu", "--json"], cwd=root, capture_output=True, text=True, timeout=900)
     out = json.loads(p.stdout)
     assert out["model"] == str(default_model.DIR.resolve())
     verified = [c for c in out["candidates"] if c["verdict"]["ok"]]

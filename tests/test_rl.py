@@ -272,7 +272,7 @@ def test_row_gumbel_samples_softmax_at_the_temperature_and_per_row():
     softmax(logits / T), and a row's draws depend only on its own seed."""
     import torch
 
-    from training.rl import _RowGumbel
+    from training.sampling import RowSampler as _RowGumbel
 
     logits = torch.tensor([[2.0, 1.0, 0.0, -1.0]])
     for t in (1.0, 0.5):

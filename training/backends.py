@@ -52,6 +52,8 @@ class Backend(Protocol):
 class TransformersBackend:
     """A Hugging Face causal-LM directory (or a peft LoRA adapter directory) loaded in-process."""
 
+    batch_rows = 64  # sampled rows per batched `generate` call
+
     def __init__(self, model_path: str, device: str = "auto", dtype: str = "auto"):
         try:
             import torch
@@ -80,31 +82,26 @@ class TransformersBackend:
         self.model_id = str(path.resolve())
 
     def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
-        import torch
+        """All conversations' samples in batched `generate` calls. Each sample has its own random stream
+        (`training.sampling`): with a seed, sample j of a prompt is the same whatever it is batched with."""
+        import random
 
-        out = []
-        for conv in conversations:
-            prompt = prompts.render(conv, self.tokenizer)
-            enc = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(self.device)
-            if cfg.seed is not None:
-                torch.manual_seed(cfg.seed)
-            with torch.no_grad():
-                gen = self.model.generate(**enc, do_sample=cfg.temperature > 0, temperature=max(cfg.temperature, 1e-5),
-                                          top_p=cfg.top_p, max_new_tokens=cfg.max_new_tokens,
-                                          num_return_sequences=cfg.n, pad_token_id=self.tokenizer.pad_token_id)
-            new = gen[:, enc["input_ids"].shape[1]:]
-            eos = self.tokenizer.eos_token_id
-            comps = []
-            for row in new:
-                ids = row.tolist()
-                ended = eos is not None and eos in ids
-                if ended:
-                    ids = ids[:ids.index(eos)]
-                ids = [i for i in ids if i != self.tokenizer.pad_token_id or i == eos]
-                comps.append(Completion(self.tokenizer.decode(ids, skip_special_tokens=True),
-                                        truncated=not ended and len(row) >= cfg.max_new_tokens, prompt=prompt,
-                                        tokens=len(ids)))
-            out.append(comps)
+        from .sampling import row_seed, sample_rows
+
+        texts = [prompts.render(conv, self.tokenizer) for conv in conversations]
+        rows = [(t, j) for t in texts for j in range(cfg.n)]
+        seeds = [row_seed(cfg.seed, t, j) if cfg.seed is not None else random.SystemRandom().getrandbits(63)
+                 for t, j in rows]
+        ids = sample_rows(self.model, self.tokenizer, [t for t, _ in rows], seeds, cfg.max_new_tokens,
+                          cfg.temperature, cfg.top_p, chunk=self.batch_rows)
+        eos = self.tokenizer.eos_token_id
+        out: list[list[Completion]] = [[] for _ in texts]
+        for k, ((text, _), row) in enumerate(zip(rows, ids)):
+            ended = eos is not None and bool(row) and row[-1] == eos
+            body = row[:-1] if ended else row
+            out[k // cfg.n].append(Completion(self.tokenizer.decode(body, skip_special_tokens=True),
+                                              truncated=not ended and len(row) >= cfg.max_new_tokens,
+                                              prompt=text, tokens=len(body)))
         return out
 
 

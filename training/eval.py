@@ -141,15 +141,49 @@ def check_run_config(out: Path, cfg: dict[str, Any], resuming: bool) -> None:
     path.write_text(json.dumps(mine, indent=1) + "\n")
 
 
-class SerialGeneration:
-    """Wraps an in-process backend so concurrent problems take turns generating (verification overlaps)."""
+class BatchingGeneration:
+    """Wraps an in-process backend for problems evaluated side by side: while one `generate` call runs,
+    the requests that arrive wait, and the next call serves all of them as one batch (the model is
+    decode-bound: a batch of many problems costs about what one costs). Verification overlaps."""
 
-    def __init__(self, backend):
-        self.backend, self.model_id, self._lock = backend, backend.model_id, threading.Lock()
+    def __init__(self, backend, gather_s: float = 0.05):
+        self.backend, self.model_id = backend, backend.model_id
+        self.gather_s = gather_s
+        self.calls = 0
+        self._cv = threading.Condition()
+        self._queue: list[dict] = []
+        self._busy = False
 
     def generate(self, conversations, cfg):
-        with self._lock:
-            return self.backend.generate(conversations, cfg)
+        slot: dict[str, Any] = {"convs": list(conversations), "cfg": cfg, "out": None, "err": None}
+        with self._cv:
+            self._queue.append(slot)
+            while slot["out"] is None and slot["err"] is None:
+                if self._busy:
+                    self._cv.wait()
+                    continue
+                self._busy = True  # this thread leads the next call; let the others' requests arrive
+                self._cv.wait(self.gather_s)
+                batch = [s for s in self._queue if s["cfg"] == slot["cfg"]]
+                for s in batch:
+                    self._queue.remove(s)
+                self._cv.release()
+                try:
+                    outs = self.backend.generate([c for s in batch for c in s["convs"]], cfg)
+                    i = 0
+                    for s in batch:
+                        s["out"], i = outs[i:i + len(s["convs"])], i + len(s["convs"])
+                except BaseException as e:  # every waiting problem gets the error, no thread waits forever
+                    for s in batch:
+                        s["err"] = e
+                finally:
+                    self._cv.acquire()
+                    self.calls += 1
+                    self._busy = False
+                    self._cv.notify_all()
+        if slot["err"] is not None:
+            raise slot["err"]
+        return slot["out"]
 
 
 def _sample(c) -> dict[str, Any]:
@@ -274,7 +308,7 @@ def run(args: argparse.Namespace, command: str) -> int:
         except BackendError as e:
             raise EvalError(str(e)) from None
         if args.jobs > 1 and not args.endpoint:
-            backend = SerialGeneration(backend)
+            backend = BatchingGeneration(backend)
         gen = GenerationConfig(n=args.n, temperature=args.temperature, top_p=args.top_p,
                                max_new_tokens=args.max_new_tokens, seed=args.seed)
 
@@ -340,7 +374,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("-k", type=int, action="append", help="pass@k to report (repeatable; default 1)")
     ap.add_argument("--device", default="auto", choices=["auto", "cuda", "cpu"])
     ap.add_argument("--trials", type=int, default=None, help="correctness trials per sample (verifier default)")
-    ap.add_argument("--jobs", type=int, default=1, help="problems in flight at once (each verifies its n in parallel)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="problems in flight at once (each verifies its n in parallel; their generation is batched)")
     ap.add_argument("--temperature", type=float, default=0.8)
     ap.add_argument("--top-p", type=float, default=0.95)
     ap.add_argument("--max-new-tokens", type=int, default=2048)

@@ -39,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import checkpoints, hrd, prompts
+from .sampling import sample_rows
 
 CONFIGS = {
     # a few steps on CPU with the interpreter-backed verifier, well under 10 minutes (CI runs it)
@@ -292,56 +293,6 @@ def _make_trainer_class():
 
 # ---------------------------------------------------------------- held-out evaluation
 
-class _RowGumbel:
-    """A logits processor that turns greedy decoding into sampling at `temperature`, row by row from
-    each row's own generator (the Gumbel-max trick: argmax(logits/T + Gumbel noise) is a sample of
-    softmax(logits/T)). One batched `generate` then gives every row the tokens it would get alone,
-    whatever else is in the batch: held-out samples do not depend on how rows are split over ranks
-    or batches, and training's global RNG is left alone."""
-
-    def __init__(self, seeds: list[int], temperature: float, device):
-        import torch
-
-        self.t = max(float(temperature), 1e-6)
-        self.gens = [torch.Generator(device=device).manual_seed(s) for s in seeds]
-
-    def __call__(self, input_ids, scores):
-        import torch
-
-        noise = torch.stack([torch.rand(scores.shape[-1], generator=g, device=scores.device) for g in self.gens])
-        gumbel = -torch.log(-torch.log(noise.clamp(1e-10, 1 - 1e-7)))
-        return scores.float() / self.t + gumbel
-
-
-def _sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max_new_tokens: int,
-                 temperature: float, chunk: int = 64) -> list[list[int]]:
-    """One sampled completion (token ids, up to and including EOS) per prompt, `chunk` rows per
-    batched `generate` call (left padding), each row from its own seed."""
-    import torch
-    from transformers import LogitsProcessorList
-
-    device = next(model.parameters()).device
-    side, tokenizer.padding_side = tokenizer.padding_side, "left"
-    out: list[list[int]] = []
-    try:
-        for lo in range(0, len(prompt_texts), chunk):
-            enc = tokenizer(prompt_texts[lo:lo + chunk], return_tensors="pt", padding=True,
-                            add_special_tokens=False).to(device)
-            proc = _RowGumbel(seeds[lo:lo + chunk], temperature, device)
-            with torch.no_grad():
-                gen = model.generate(**enc, do_sample=False, max_new_tokens=max_new_tokens,
-                                     logits_processor=LogitsProcessorList([proc]),
-                                     pad_token_id=tokenizer.pad_token_id, top_k=None, top_p=None,
-                                     temperature=None)
-            for row in gen[:, enc["input_ids"].shape[1]:].tolist():
-                if tokenizer.eos_token_id in row:
-                    row = row[:row.index(tokenizer.eos_token_id) + 1]
-                out.append([t for t in row if t != tokenizer.pad_token_id or t == tokenizer.eos_token_id])
-    finally:
-        tokenizer.padding_side = side
-    return out
-
-
 def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg, n: int, max_new_tokens: int,
                      temperature: float, jobs: int, seed: int) -> list[dict]:
     """`n` sampled completions for each (index, row), verified: one record per sample. Sample `j` of
@@ -360,7 +311,7 @@ def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg
             problems.append(r["problem"])
             pids.append(r.get("pid"))
     try:
-        ids_list = _sample_rows(model, tokenizer, texts, seeds, max_new_tokens, temperature)
+        ids_list = sample_rows(model, tokenizer, texts, seeds, max_new_tokens, temperature)
     finally:
         model.train(was_training)
     completions = [tokenizer.decode(row, skip_special_tokens=True) for row in ids_list]

@@ -1,0 +1,108 @@
+"""Batched generation: every sample keeps its own random stream, so batching changes nothing but speed."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from training import prompts
+from training.backends import GenerationConfig, TransformersBackend
+from training.eval import BatchingGeneration
+
+
+def _convs() -> list:
+    src = "import torch\n\nclass Model(torch.nn.Module):\n    pass  # {}\n"
+    return [prompts.build_messages(src.format(i)) for i in range(3)]
+
+
+def test_row_sampler_top_p_keeps_only_the_nucleus():
+    import torch
+
+    from training.sampling import RowSampler
+
+    logits = torch.log(torch.tensor([[0.5, 0.3, 0.15, 0.05]]))
+    proc = RowSampler([5], 1.0, "cpu", top_p=0.7)  # nucleus: 0.5 + 0.3 reaches 0.7
+    picks = torch.tensor([int(proc(None, logits).argmax()) for _ in range(4000)])
+    freq = torch.bincount(picks, minlength=4).float() / len(picks)
+    assert freq[2] == 0 and freq[3] == 0
+    assert abs(float(freq[0]) - 0.5 / 0.8) < 0.03, freq
+
+
+def test_a_batch_of_conversations_samples_what_each_would_alone(tiny_ckpt):
+    b = TransformersBackend(str(tiny_ckpt), device="cpu", dtype="float32")
+    cfg = GenerationConfig(n=2, temperature=1.0, top_p=0.95, max_new_tokens=12, seed=3)
+    together = b.generate(_convs(), cfg)
+    alone = [b.generate([c], cfg)[0] for c in _convs()]
+    assert [[c.text for c in cs] for cs in together] == [[c.text for c in cs] for cs in alone]
+    assert all(len(cs) == 2 and all(c.tokens <= 12 for c in cs) for cs in together)
+    # the seed decides: another seed gives other samples
+    other = b.generate(_convs()[:1], GenerationConfig(**{**vars(cfg), "seed": 4}))[0]
+    assert [c.text for c in other] != [c.text for c in alone[0]]
+
+
+class _Counting:
+    """The real backend, counting its calls and the conversations in each."""
+
+    def __init__(self, backend, fail: bool = False):
+        self.backend, self.model_id, self.sizes, self.fail = backend, backend.model_id, [], fail
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def generate(self, conversations, cfg):
+        self.sizes.append(len(conversations))
+        self.entered.set()
+        self.release.wait(30)
+        if self.fail:
+            raise RuntimeError("out of memory")
+        return self.backend.generate(conversations, cfg)
+
+
+def _run_threads(batcher, convs, cfg):
+    out, errs = [None] * len(convs), [None] * len(convs)
+
+    def one(i):
+        try:
+            out[i] = batcher.generate([convs[i]], cfg)[0]
+        except Exception as e:
+            errs[i] = e
+
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(len(convs))]
+    ts[0].start()
+    return ts, out, errs
+
+
+def test_concurrent_problems_are_generated_in_one_batch_with_their_own_answers(tiny_ckpt):
+    real = TransformersBackend(str(tiny_ckpt), device="cpu", dtype="float32")
+    cfg = GenerationConfig(n=2, temperature=1.0, top_p=0.95, max_new_tokens=8, seed=1)
+    counting = _Counting(real)
+    batcher = BatchingGeneration(counting, gather_s=0.0)
+    convs = _convs()
+    ts, out, errs = _run_threads(batcher, convs, cfg)
+    assert counting.entered.wait(30)  # the first call runs; the other two arrive while it does
+    for t in ts[1:]:
+        t.start()
+    while len(batcher._queue) < 2:
+        threading.Event().wait(0.01)
+    counting.release.set()
+    for t in ts:
+        t.join(60)
+    assert errs == [None] * 3 and counting.sizes == [1, 2]
+    alone = [real.generate([c], cfg)[0] for c in convs]
+    assert [[c.text for c in cs] for cs in out] == [[c.text for c in cs] for cs in alone]
+
+
+def test_a_failing_batch_fails_every_problem_in_it_and_nobody_waits_forever(tiny_ckpt):
+    real = TransformersBackend(str(tiny_ckpt), device="cpu", dtype="float32")
+    counting = _Counting(real, fail=True)
+    batcher = BatchingGeneration(counting, gather_s=0.0)
+    ts, out, errs = _run_threads(batcher, _convs(), GenerationConfig(n=1, max_new_tokens=4, seed=0))
+    assert counting.entered.wait(30)
+    for t in ts[1:]:
+        t.start()
+    counting.release.set()
+    for t in ts:
+        t.join(60)
+    assert not any(t.is_alive() for t in ts)
+    assert all(isinstance(e, RuntimeError) and "out of memory" in str(e) for e in errs), errs
+    with pytest.raises(RuntimeError):
+        batcher.generate(_convs()[:1], GenerationConfig(n=1, max_new_tokens=4, seed=0))

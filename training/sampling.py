@@ -1,0 +1,70 @@
+"""Batched sampling where every row keeps its own random stream.
+
+`RowSampler` is a logits processor that turns greedy decoding into sampling at a temperature, with an
+optional top-p nucleus, row by row from each row's own generator (the Gumbel-max trick: argmax(logits/T +
+Gumbel noise) is a sample of softmax(logits/T)). One batched `generate` then gives every row the tokens it
+would get alone, whatever else is in the batch. So samples do not depend on how rows are grouped into batches
+or split over ranks, and the caller's global RNG is left alone. `sample_rows` batches prompts through it
+(left padding); the RL held-out evaluation and the transformers backend both use it.
+"""
+from __future__ import annotations
+
+import hashlib
+
+
+class RowSampler:
+    """Logits processor: per-row Gumbel-max sampling at `temperature`, restricted to the top-p nucleus."""
+
+    def __init__(self, seeds: list[int], temperature: float, device, top_p: float = 1.0):
+        import torch
+
+        self.t = max(float(temperature), 1e-6)
+        self.top_p = float(top_p)
+        self.gens = [torch.Generator(device=device).manual_seed(int(s)) for s in seeds]
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        logits = scores.float() / self.t
+        if self.top_p < 1.0:  # drop the tail outside the smallest set whose probability reaches top_p
+            sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
+            cum = torch.softmax(sorted_logits, dim=-1).cumsum(-1)
+            drop_sorted = cum - torch.softmax(sorted_logits, dim=-1) >= self.top_p  # the first one always stays
+            drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
+            logits = logits.masked_fill(drop, float("-inf"))
+        noise = torch.stack([torch.rand(scores.shape[-1], generator=g, device=scores.device) for g in self.gens])
+        return logits - torch.log(-torch.log(noise.clamp(1e-10, 1 - 1e-7)))
+
+
+def row_seed(seed: int, text: str, j: int) -> int:
+    """A 63-bit seed for sample `j` of the prompt `text` under the run seed `seed`."""
+    return int.from_bytes(hashlib.sha256(f"{seed}\0{j}\0{text}".encode()).digest()[:8], "big") >> 1
+
+
+def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int] | None, max_new_tokens: int,
+                temperature: float, top_p: float = 1.0, chunk: int = 64) -> list[list[int]]:
+    """One completion (token ids, up to and including EOS when it ended) per prompt, `chunk` rows per batched
+    `generate` call (left padding), each row sampled from its own seed; greedy when temperature is 0."""
+    import torch
+    from transformers import LogitsProcessorList
+
+    device = next(model.parameters()).device
+    side, tokenizer.padding_side = tokenizer.padding_side, "left"
+    eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
+    out: list[list[int]] = []
+    try:
+        for lo in range(0, len(prompt_texts), chunk):
+            enc = tokenizer(prompt_texts[lo:lo + chunk], return_tensors="pt", padding=True,
+                            add_special_tokens=False).to(device)
+            procs = [] if temperature <= 0 else [RowSampler(seeds[lo:lo + chunk], temperature, device, top_p)]
+            with torch.no_grad():
+                gen = model.generate(**enc, do_sample=False, max_new_tokens=max_new_tokens,
+                                     logits_processor=LogitsProcessorList(procs), pad_token_id=pad,
+                                     top_k=None, top_p=None, temperature=None)
+            for row in gen[:, enc["input_ids"].shape[1]:].tolist():
+                if eos in row:
+                    row = row[:row.index(eos) + 1]
+                out.append([t for t in row if t != pad or t == eos])
+    finally:
+        tokenizer.padding_side = side
+    return out
