@@ -5,7 +5,7 @@
 
 Same sampler (one seed per sample: `training.rl.evaluate_heldout`) and the same correctness-only verdicts as
 the trainer's before/after evaluation with `eval_measure: false`, so a checkpoint saved by a run that was
-stopped before its own "after" evaluation, and its init, can be compared on identical samples seeds.
+stopped before its own "after" evaluation, and its init, can be compared with the same sample seeds.
 """
 from __future__ import annotations
 

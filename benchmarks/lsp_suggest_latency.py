@@ -50,18 +50,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from lsprotocol import types  # noqa: E402
 
 from lsp_client import actions_at, execute, line_of, lsp, open_doc  # noqa: E402
+from lsp_code_actions import pct  # noqa: E402  (the nearest-rank percentile of the other LSP benchmark)
 
 MODULES_DIR = ROOT / "benchmarks" / "lsp_latency_modules"
 MODULES = ["relu", "row_softmax", "rms_norm", "argmax_dim", "sum_dim"]
 CLASS = "Model"
 GOAL_S = 10.0
 POLL_S = 0.01
-
-
-def pct(xs: list[float], q: float) -> float:
-    """Nearest-rank percentile."""
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, round(q / 100 * len(s) + 0.5) - 1))]
 
 
 def machine() -> str:

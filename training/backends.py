@@ -90,8 +90,8 @@ class TransformersBackend:
 
         texts = [prompts.render(conv, self.tokenizer) for conv in conversations]
         rows = [(t, j) for t in texts for j in range(cfg.n)]
-        seeds = [row_seed(cfg.seed, t, j) if cfg.seed is not None else random.SystemRandom().getrandbits(63)
-                 for t, j in rows]
+        rng = random.SystemRandom()
+        seeds = [row_seed(cfg.seed, t, j) if cfg.seed is not None else rng.getrandbits(63) for t, j in rows]
         ids = sample_rows(self.model, self.tokenizer, [t for t, _ in rows], seeds, cfg.max_new_tokens,
                           cfg.temperature, cfg.top_p, chunk=self.batch_rows)
         eos = self.tokenizer.eos_token_id

@@ -149,7 +149,6 @@ class BatchingGeneration:
     def __init__(self, backend, gather_s: float = 0.05):
         self.backend, self.model_id = backend, backend.model_id
         self.gather_s = gather_s
-        self.calls = 0
         self._cv = threading.Condition()
         self._queue: list[dict] = []
         self._busy = False
@@ -178,7 +177,6 @@ class BatchingGeneration:
                         s["err"] = e
                 finally:
                     self._cv.acquire()
-                    self.calls += 1
                     self._busy = False
                     self._cv.notify_all()
         if slot["err"] is not None:

@@ -28,8 +28,8 @@ class RowSampler:
         logits = scores.float() / self.t
         if self.top_p < 1.0:  # drop the tail outside the smallest set whose probability reaches top_p
             sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
-            cum = torch.softmax(sorted_logits, dim=-1).cumsum(-1)
-            drop_sorted = cum - torch.softmax(sorted_logits, dim=-1) >= self.top_p  # the first one always stays
+            probs = torch.softmax(sorted_logits, dim=-1)
+            drop_sorted = probs.cumsum(-1) - probs >= self.top_p  # the mass before a token; the first always stays
             drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
             logits = logits.masked_fill(drop, float("-inf"))
         noise = torch.stack([torch.rand(scores.shape[-1], generator=g, device=scores.device) for g in self.gens])
@@ -41,7 +41,7 @@ def row_seed(seed: int, text: str, j: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}\0{j}\0{text}".encode()).digest()[:8], "big") >> 1
 
 
-def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int] | None, max_new_tokens: int,
+def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max_new_tokens: int,
                 temperature: float, top_p: float = 1.0, chunk: int = 64) -> list[list[int]]:
     """One completion (token ids, up to and including EOS when it ended) per prompt, `chunk` rows per batched
     `generate` call (left padding), each row sampled from its own seed; greedy when temperature is 0."""
