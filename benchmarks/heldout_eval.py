@@ -29,6 +29,7 @@ def main() -> int:
     ap.add_argument("--temperature", type=float, default=1.0)
     ap.add_argument("--jobs", type=int, default=8)
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    ap.add_argument("--chunk", type=int, default=64, help="rows per batched generate call")
     ap.add_argument("--out")
     a = ap.parse_args()
 
@@ -46,7 +47,7 @@ def main() -> int:
     model = AutoModelForCausalLM.from_pretrained(a.model, dtype=torch.float32).to(dev)
     cfg = dataclasses.replace(_verify_config(a.device, a.jobs), measure=False)
     t0 = time.time()
-    res = evaluate_heldout(model, tok, held, cfg, a.n, a.max_new_tokens, a.temperature, a.jobs, seed=a.seed)
+    res = evaluate_heldout(model, tok, held, cfg, a.n, a.max_new_tokens, a.temperature, a.jobs, seed=a.seed, chunk=a.chunk)
     res.update(model=a.model, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed)
     line = json.dumps(res)
     print(line, flush=True)

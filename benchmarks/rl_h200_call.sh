@@ -12,6 +12,10 @@
 #   NO_BEFORE=1  no run measures "before" (an earlier call measured it for this init and eval seed)
 #   BATCH  completions per GRPO step (default 64: 8 prompts x 8 generations); STEPS --max-steps (default:
 #          none, the time limit decides), so separate calls per reward can train the same number of steps
+#   HELDOUT held-out problems (default 16), EVAL_N samples each (default 4), EVAL_CHUNK rows per generate call
+#          (default 64), LR learning rate (default 1e-4)
+#   PROMPTS a prompts.jsonl built beforehand (by build_prompt_set with the same config, e.g. on a CPU machine):
+#          copied into each run directory, so the run skips building it (about a minute of the call)
 set -u
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }; log() { echo "[$(el)s] $*"; }
 L=/dev/shm/logs; mkdir -p $L
@@ -20,17 +24,19 @@ export PYTHONPATH=/tmp/site:$PWD TRITONRL_TMPDIR=/dev/shm PYTHONUNBUFFERED=1 TRL
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $L/env.txt; nproc >> $L/env.txt
 python3 -c "import trl, datasets, torch, triton, transformers; print('trl', trl.__version__, 'datasets', datasets.__version__, 'torch', torch.__version__, 'triton', triton.__version__, 'transformers', transformers.__version__)" >> $L/env.txt 2>&1
 cat > /dev/shm/h200.json <<'J'
-{"train_prompts": 400, "heldout": 16, "eval_n": 4, "eval_seed": 0, "eval_measure": false,
- "num_generations": 8, "batch": BATCH, "grad_accum": 1, "max_steps": 60, "max_completion_length": 1024,
- "lr": 1e-4, "kl": 0.01, "temperature": 1.0, "save_steps": 2, "prompt_seed": 7001, "jobs": JOBS, "warmup": 0,
- "gradient_checkpointing": false}
+{"train_prompts": 400, "heldout": HELDOUT, "eval_n": EVAL_N, "eval_seed": 0, "eval_measure": false,
+ "eval_chunk": EVAL_CHUNK, "num_generations": 8, "batch": BATCH, "grad_accum": 1, "max_steps": 60,
+ "max_completion_length": 1024, "lr": LR, "kl": 0.01, "temperature": 1.0, "save_steps": 2, "prompt_seed": 7001,
+ "jobs": JOBS, "warmup": 0, "gradient_checkpointing": false}
 J
-sed -i "s/JOBS/${JOBS:-7}/; s/BATCH/${BATCH:-64}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
-INIT=${INIT:-.scratch/ckpt/sft_small}
+sed -i "s/JOBS/${JOBS:-7}/; s/BATCH/${BATCH:-64}/; s/HELDOUT/${HELDOUT:-16}/; s/EVAL_N/${EVAL_N:-4}/;
+        s/EVAL_CHUNK/${EVAL_CHUNK:-64}/; s/LR/${LR:-1e-4}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
+INIT=${INIT:-training/default_model}
 TL=${RL_MIN:-4}
 RUNS=${RUNS:-hrd uniform}
 for R in $RUNS; do
   V=INIT_${R^^}; I=${!V:-$INIT}
+  [ -n "${PROMPTS:-}" ] && mkdir -p /dev/shm/rl_$R && [ ! -f /dev/shm/rl_$R/prompts.jsonl ] && cp $PROMPTS /dev/shm/rl_$R/prompts.jsonl
   EXTRA=""; { [ "${SHARED_BEFORE:-0}" = 1 ] && [ $R = uniform ]; } || [ "${NO_BEFORE:-0}" = 1 ] && EXTRA=--no-eval-before
   ( python3 -m training.rl --config /dev/shm/h200.json --init $I --out /dev/shm/rl_$R --reward $R \
       --no-feedback --kernelbench .kb --time-limit $TL --seed ${SEED:-0} ${STEPS:+--max-steps $STEPS} $EXTRA > $L/rl_$R.log 2>&1

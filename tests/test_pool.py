@@ -90,3 +90,23 @@ def _gpu_lock_hold():
 
     with _gpu_lock():
         pass
+
+
+def test_paused_pool_starts_no_refills_until_resumed():
+    """While a trainer generates, used workers are not replaced; on resume the pool fills up again."""
+    import time
+
+    cfg = VerifyConfig(device="cpu", pool=True, pool_size=1, trials=1, perturb=0).resolved()
+    POOL.shutdown()
+    cand = lambda: [w for k, ws in POOL._idle.items() if k[0] == "candidate" for w in ws]  # noqa: E731
+    with POOL.paused():
+        assert verify(PROBLEM, HONEST, cfg).ok  # get() still serves: a worker started on demand
+        time.sleep(1.0)
+        assert cand() == []                     # ...but its replacement waits for the pause to end
+    deadline = time.monotonic() + 60
+    while not cand() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(cand()) == 1
+    with POOL.paused():                         # entering waits for the starting worker to be warm
+        assert all(w.warm for w in cand())
+    POOL.shutdown()

@@ -5,7 +5,8 @@
                           [--max-steps N] [--device auto|cpu|cuda] [--vllm off|colocate|server]
 
 GRPO on TRL's `GRPOTrainer`, extended in one place: `HRDTrainer._generate_and_score_completions`
-replaces TRL's per-sequence advantages with per-token ones (`training.hrd`). Rewards come from the
+replaces TRL's per-sequence advantages with per-token ones (`training.hrd`). (`_generate` is wrapped
+only to hold the verifier's sandbox refills back while the policy decodes, and to time it.) Rewards come from the
 verifier (`verify_batch`, candidates of a prompt in parallel sandboxes). Prompts are generated
 problems (`training.data`) plus every problem users asked about in the feedback store; a fixed
 held-out split is evaluated before and after training. Each run directory holds:
@@ -217,6 +218,16 @@ def _make_trainer_class():
             self._hrd_rewards = None
             super().__init__(*args, reward_funcs=[verifier_reward.correct, verifier_reward.speedup], **kw)
 
+        def _generate(self, prompts_):
+            # no verifier sandbox starts while the policy decodes (they slowed decoding ~5x on the H200)
+            from verifier.pool import POOL
+
+            t0 = time.monotonic()
+            with POOL.paused():
+                out = super()._generate(prompts_)
+            self._metrics["train" if self.model.training else "eval"]["hrd/generate_s"].append(time.monotonic() - t0)
+            return out
+
         def _calculate_rewards(self, inputs, prompts_, completions, completion_ids_list):
             r = super()._calculate_rewards(inputs, prompts_, completions, completion_ids_list)
             self._hrd_rewards = r  # (N over all processes, 2): R_correct, R_speedup
@@ -294,7 +305,7 @@ def _make_trainer_class():
 # ---------------------------------------------------------------- held-out evaluation
 
 def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg, n: int, max_new_tokens: int,
-                     temperature: float, jobs: int, seed: int) -> list[dict]:
+                     temperature: float, jobs: int, seed: int, chunk: int = 64) -> list[dict]:
     """`n` sampled completions for each (index, row), verified: one record per sample. Sample `j` of
     row `i` comes from its own seed (derived from `seed`, `i`, `j`), so the samples do not depend on
     how the rows are split over ranks, and all rows are generated in batches."""
@@ -310,8 +321,11 @@ def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg
             seeds.append((seed * 1_000_003 + i) * 1024 + j)
             problems.append(r["problem"])
             pids.append(r.get("pid"))
+    from verifier.pool import POOL
+
     try:
-        ids_list = sample_rows(model, tokenizer, texts, seeds, max_new_tokens, temperature)
+        with POOL.paused():  # no sandbox warms up while the policy decodes
+            ids_list = sample_rows(model, tokenizer, texts, seeds, max_new_tokens, temperature, chunk=chunk)
     finally:
         model.train(was_training)
     completions = [tokenizer.decode(row, skip_special_tokens=True) for row in ids_list]
@@ -327,7 +341,7 @@ def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg
 
 def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max_new_tokens: int,
                      temperature: float, jobs: int = 2, seed: int = 0, rank: int = 0, world: int = 1,
-                     gather=None) -> dict:
+                     gather=None, chunk: int = 64) -> dict:
     """Sample `n` completions per held-out problem with the policy, verify them, and report the
     correct rate (the mean of R_correct) and the mean speedup of the correct ones.
 
@@ -337,7 +351,7 @@ def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max
     if not rows:
         return {"problems": 0, "samples": 0, "correct_rate": None}
     mine = [(i, r) for i, r in enumerate(rows) if i % world == rank]
-    samples = _heldout_samples(model, tokenizer, mine, verify_cfg, n, max_new_tokens, temperature, jobs, seed)
+    samples = _heldout_samples(model, tokenizer, mine, verify_cfg, n, max_new_tokens, temperature, jobs, seed, chunk)
     if gather is not None and world > 1:
         samples = gather(samples)
     stages: dict[str, int] = {}
@@ -585,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
         res = evaluate_heldout(acc.unwrap_model(trainer.model), tokenizer, held, eval_cfg,
                                cfg["eval_n"], cfg["max_completion_length"], cfg["temperature"], cfg["jobs"],
                                seed=cfg.get("eval_seed", args.seed), rank=acc.process_index, world=acc.num_processes,
-                               gather=gather_object)
+                               gather=gather_object, chunk=cfg.get("eval_chunk", 64))
         res.update(tag=tag, step=trainer.state.global_step, reward=args.reward, time=time.time())
         if main_proc:
             with open(out / "heldout.jsonl", "a") as f:

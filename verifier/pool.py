@@ -10,6 +10,7 @@ letting one verification touch another.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import select
 import shutil
@@ -130,6 +131,9 @@ class WorkerPool:
     def __init__(self):
         self._idle: dict[tuple, list[Worker]] = {}
         self._lock = threading.Lock()
+        self._unpaused = threading.Event()  # cleared while a caller holds `paused()`: no refills start
+        self._unpaused.set()
+        self._pauses = 0
 
     def get(self, kind: str, device: str, limits: sandbox.Limits, size: int, base_dir: str | None = None) -> Worker:
         key = (kind, device, astuple(limits), base_dir)
@@ -149,6 +153,7 @@ class WorkerPool:
 
     def _top_up(self, key, kind, device, limits, size, base_dir) -> None:
         while True:
+            self._unpaused.wait()
             with self._lock:
                 if len(self._idle.get(key, [])) >= size:
                     return
@@ -165,6 +170,33 @@ class WorkerPool:
             ws = list(self._idle.get(key, []))
         for w in ws:
             w.wait_warm(timeout)
+
+    @contextlib.contextmanager
+    def paused(self, settle_s: float = 60.0):
+        """Hold back refills while the caller does latency-bound work of its own (a trainer's generation).
+
+        A refill is a sandbox importing torch and Triton and creating a CUDA context: a dozen of them
+        starting during generation took a small policy from ~60 ms to ~300 ms per decode step on the
+        H200 (benchmarks/results/rl_small_h200.md). Workers already starting are first given up to
+        `settle_s` to become warm, so none is still warming once the caller's work begins. `get` keeps
+        working while paused (a caller that verifies anyway gets a freshly started worker). Enter it with
+        no verification of this pool in flight: it reads the idle workers' ready pipes."""
+        with self._lock:
+            self._pauses += 1
+            self._unpaused.clear()
+        deadline = time.monotonic() + settle_s
+        for _ in range(2):  # twice: a refill that passed its check just before the pause lands once more
+            with self._lock:
+                starting = [w for ws in self._idle.values() for w in ws if not w.warm]
+            for w in starting:
+                w.wait_warm(max(0.0, deadline - time.monotonic()))
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._pauses -= 1
+                if self._pauses == 0:
+                    self._unpaused.set()
 
     def shutdown(self) -> None:
         with self._lock:
