@@ -6,7 +6,9 @@
 #          as INIT_HRD / INIT_UNIFORM)
 #   SEED   training seed (data order); the held-out samples use eval_seed from the config, so every call
 #          samples the held-out problems the same way
-#   RL_MIN --time-limit of each run, minutes;  HARD  seconds after which both runs are stopped
+#   RL_MIN --time-limit of each run, minutes;  HARD  seconds after which both runs are stopped; training
+#          also stops AFTER_S (default 120) seconds before HARD (--train-until), so the final save and the
+#          held-out "after" evaluation fit in the call
 #   SHARED_BEFORE=1  only the HRD run measures "before" (same init, held-out set and eval seed: identical)
 #   RUNS   which rewards to run (default "hrd uniform", side by side); JOBS verifier jobs per run (default 7)
 #   NO_BEFORE=1  no run measures "before" (an earlier call measured it for this init and eval seed)
@@ -39,7 +41,7 @@ for R in $RUNS; do
   [ -n "${PROMPTS:-}" ] && mkdir -p /dev/shm/rl_$R && [ ! -f /dev/shm/rl_$R/prompts.jsonl ] && cp $PROMPTS /dev/shm/rl_$R/prompts.jsonl
   EXTRA=""; { [ "${SHARED_BEFORE:-0}" = 1 ] && [ $R = uniform ]; } || [ "${NO_BEFORE:-0}" = 1 ] && EXTRA=--no-eval-before
   ( python3 -m training.rl --config /dev/shm/h200.json --init $I --out /dev/shm/rl_$R --reward $R \
-      --no-feedback --kernelbench .kb --time-limit $TL --seed ${SEED:-0} ${STEPS:+--max-steps $STEPS} $EXTRA > $L/rl_$R.log 2>&1
+      --no-feedback --kernelbench .kb --time-limit $TL --train-until $(( T0 + ${HARD:-560} - ${AFTER_S:-120} )) --seed ${SEED:-0} ${STEPS:+--max-steps $STEPS} $EXTRA > $L/rl_$R.log 2>&1
     echo "rc=$?" >> $L/rl_$R.log ) &
   echo $! > /dev/shm/pid_$R
   echo "$R: init $I $EXTRA" >> $L/env.txt

@@ -200,3 +200,21 @@ def test_time_limit_stops_every_rank_when_one_is_over(tmp_path):
     mp.start_processes(_time_limit_rank, args=(str(tmp_path / "rdzv"), str(tmp_path)), nprocs=2, join=True,
                        start_method="fork")
     assert [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)] == [[True, True, False]] * 2
+
+
+def test_time_limit_until_a_wall_clock_time():
+    """`until` stops training at an absolute time even before `minutes` since train() have passed."""
+    import time
+
+    from transformers import TrainerControl
+
+    from training.callbacks import TimeLimit
+
+    tl = TimeLimit(minutes=60, until=time.time() + 3600)
+    tl.t0 = time.time()
+    assert not tl.on_step_end(None, None, TrainerControl()).should_training_stop
+    tl.until = time.time() - 1
+    c = tl.on_step_end(None, None, TrainerControl())
+    assert c.should_training_stop and c.should_save
+    only_until = TimeLimit(until=time.time() - 1)  # no minutes at all
+    assert only_until.on_step_end(None, None, TrainerControl()).should_training_stop

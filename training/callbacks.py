@@ -23,18 +23,25 @@ def _any_rank(flag: bool) -> bool:
 
 class TimeLimit(TrainerCallback):
     """Stop training (and save a checkpoint) once `minutes` of wall time have passed since `train()`
-    began: a budgeted run on a lent GPU ends cleanly with a final model instead of being killed.
+    began, or the clock has passed `until`: a budgeted run on a lent GPU ends cleanly with a final model
+    (and time left for its evaluation) instead of being killed.
     Under `accelerate launch` the ranks stop at the same step (the first rank over the limit decides)."""
 
-    def __init__(self, minutes: float):
-        self.limit_s = minutes * 60
+    def __init__(self, minutes: float | None = None, until: float | None = None):
+        self.limit_s = None if minutes is None else minutes * 60
+        self.until = until  # an absolute wall-clock time (time.time()) as well, for a budget shared with other work
         self.t0: float | None = None
 
     def on_train_begin(self, args, state, control, **kw):
         self.t0 = time.time()
 
+    def _over(self) -> bool:
+        now = time.time()
+        return ((self.limit_s is not None and self.t0 is not None and now - self.t0 > self.limit_s)
+                or (self.until is not None and now > self.until))
+
     def on_step_end(self, args, state, control, **kw):
-        if _any_rank(self.t0 is not None and time.time() - self.t0 > self.limit_s):
+        if _any_rank(self._over()):
             control.should_training_stop = True
             control.should_save = True
         return control

@@ -473,6 +473,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-steps", type=int)
     ap.add_argument("--time-limit", type=float, help="stop training after this many minutes (then the final save "
                                                      "and the held-out evaluation)")
+    ap.add_argument("--train-until", type=float, metavar="UNIX_TIME",
+                    help="also stop training at this wall-clock time (seconds since the epoch), so that a call with "
+                         "a hard end keeps time for the final save and the held-out evaluation")
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="where rollouts are verified")
     ap.add_argument("--vllm", default="auto", choices=["auto", "off", "colocate", "server"],
                     help="rollouts through vLLM (TRL's colocate or server mode) when installed; else transformers")
@@ -581,7 +584,8 @@ def main(argv: list[str] | None = None) -> int:
 
     trainer = _make_trainer_class()(
         model=model, args=gcfg, train_dataset=data, processing_class=tokenizer, peft_config=peft_config,
-        callbacks=[Publish()] + ([TimeLimit(args.time_limit)] if args.time_limit else []),
+        callbacks=[Publish()] + ([TimeLimit(args.time_limit, args.train_until)]
+                                 if args.time_limit or args.train_until else []),
         verifier_reward=VerifierReward(verify_cfg, jobs=cfg["jobs"], max_len=cfg["max_completion_length"]),
         reward_mode=args.reward, alpha=args.alpha, beta_mix=args.beta, rollout_log=out / "rollouts.jsonl")
     if trainer.accelerator.num_processes > 1 and verify_cfg.device == "cuda":
