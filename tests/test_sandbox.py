@@ -82,6 +82,22 @@ def test_unbounded_allocation_hits_the_memory_limit(tmp_path):
     assert r.memory_exceeded or (r.returncode != 0 and "MemoryError" in r.stderr_tail)
 
 
+def test_resident_memory_watch_kills_trees_without_an_address_space_limit(tmp_path):
+    """GPU sandboxes have no RLIMIT_AS (CUDA reserves huge ranges): the shared watch must end a tree whose
+    resident memory passes the limit, and one watch thread serves several sandboxes at once."""
+    idle = [sandbox.Sandbox(["python3", "-c", "import time; time.sleep(30)"], tmp_path, device="cuda").start()
+            for _ in range(3)]
+    hog = "xs = []\nwhile True:\n    xs.append(b'x' * (64 << 20))\n"  # written bytes: resident, not just reserved
+    r = sandbox.run(["python3", "-c", hog], tmp_path, device="cuda",
+                    limits=sandbox.Limits(timeout_s=60, memory_bytes=512 << 20))
+    watchers = [t for t in threading.enumerate() if t.name == "tritonrl-memwatch"]
+    for b in idle:
+        b.kill()
+        b.wait(5)
+    assert r.memory_exceeded and not r.timed_out and r.peak_rss > 512 << 20, r
+    assert len(watchers) == 1
+
+
 @needs_bwrap
 def test_no_writes_outside_the_private_dir(tmp_path):
     home_marker = Path.home() / "tritonrl-pwned"
