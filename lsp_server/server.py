@@ -82,6 +82,12 @@ SETTINGS_WAIT_S = 40.0   # longest a generate waits for the first settings read 
 CPU_NOTE = "correctness checked by the CPU interpreter, speed not measured"
 
 
+def ran_on_cpu(verdicts) -> bool:
+    """Whether any candidate was run by the CPU interpreter. Candidates rejected before a sandbox
+    (parse, static) ran nowhere: they must not make a GPU verification read as a CPU one."""
+    return any(v.device == "cpu" and v.stage not in ("parse", "static") for v in verdicts)
+
+
 def sibling_uri(uri: str) -> str:
     """file:///a/b/mod.py -> file:///a/b/mod_triton.py (any scheme; a name without .py gets the suffix)."""
     u = urlparse(uri)
@@ -467,8 +473,7 @@ class TritonRLServer(LanguageServer):
             return "model failed"
         job.check()  # cancelled while verifying: show nothing
 
-        cpu = any(c.verdict.device == "cpu" for c in res.candidates)
-        note = f" ({CPU_NOTE})" if cpu else ""
+        note = f" ({CPU_NOTE})" if ran_on_cpu([c.verdict for c in res.candidates]) else ""
         verified = res.verified
         for i, c in enumerate(res.candidates, 1):
             self.note(f"{class_name} candidate {i} (turn {c.turn}): {c.label}")

@@ -279,6 +279,21 @@ def test_sibling_uri_and_settings():
     assert s.device == "cpu"
 
 
+def test_cpu_note_only_for_candidates_the_cpu_interpreter_ran():
+    """Seen on the H200: GPU-verified jobs said "checked by the CPU interpreter" because an unparsable
+    response's verdict carried the default device."""
+    from lsp_server.server import ran_on_cpu
+    from training import prompts
+    from verifier import Verdict
+
+    unparsable = prompts.parse_failure_verdict(prompts.parse_response("<think> cut off", truncated=True))
+    static = Verdict(device="cuda").fail("static", "no-kernel", "x")
+    gpu = Verdict(device="cuda").fail("correctness", "output-mismatch", "x")
+    assert not ran_on_cpu([unparsable, static, gpu])
+    assert ran_on_cpu([unparsable, Verdict(device="cpu").fail("correctness", "output-mismatch", "x")])
+    assert not ran_on_cpu([unparsable, Verdict(device="cpu").fail("static", "no-kernel", "x")])
+
+
 def test_wait_for_settings_returns_at_once_without_workspace_configuration_and_gives_up_after_its_timeout():
     from lsp_server.server import TritonRLServer
 

@@ -207,4 +207,5 @@ def parse_failure_verdict(parsed: ParsedResponse):
     """A verifier Verdict for a response that never became a candidate (stage `parse`)."""
     from verifier import Verdict
 
-    return Verdict().fail("parse", parsed.error or "malformed-response", parsed.message)
+    # device "": it never ran anywhere (the default "cpu" would read as a CPU-interpreter verdict)
+    return Verdict(device="").fail("parse", parsed.error or "malformed-response", parsed.message)
