@@ -188,7 +188,8 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-async def main_async(a) -> tuple[str, list[dict], dict]:
+async def main_async(a, on_row=None) -> tuple[str, list[dict], dict]:
+    """Every module through one server; `on_row(rows, info)` after each (a partial report survives a kill)."""
     work = Path(tempfile.mkdtemp(prefix="tritonrl-lsp-latency-"))
     opts = {"device": a.device, "feedback_db": str(work / "feedback.sqlite3")}
     for k in ("n", "turns", "trials", "max_new_tokens", "verify_timeout_s"):
@@ -205,6 +206,8 @@ async def main_async(a) -> tuple[str, list[dict], dict]:
                   f"{r['verified']}/{r['total']} verified, {r['outcome']}", file=sys.stderr, flush=True)
             for p in r["problems"]:
                 print(f"  server: {p}", file=sys.stderr)
+            if on_row is not None:
+                on_row(rows, {"model_id": st.get("model_id") or "?", "settings": st["settings"]})
         st_end = await execute(client, types.Command(title="s", command="tritonrl.status"))
     info = {"model_id": st_end.get("model_id") or st.get("model_id") or "?", "settings": st_end["settings"]}
     return table(rows), rows, info
@@ -231,18 +234,25 @@ def main() -> int:
     if unknown or not a.modules:
         ap.error(f"unknown modules {unknown}; choose from {','.join(MODULES)}")
     t0 = time.monotonic()
-    tbl, rows, info = asyncio.run(main_async(a))
-    s = info["settings"]
-    head = (f"model: {info['model_id']}; device {a.device} ({resolved_device(a.device)}); server settings: n={s['n']}, "
-            f"turns={s['turns']}, trials={s['trials'] or 'default'}, max_new_tokens={s['max_new_tokens']}; "
-            f"wall time {time.monotonic() - t0:.0f} s")
     mach = machine()
-    print(f"{head}\n\n{tbl}\n\nmachine: {mach}")
-    if a.out:
-        cmd = "python benchmarks/lsp_suggest_latency.py " + " ".join(sys.argv[1:])
-        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(f"# Language server: generate to first verified suggestion\n\nCommand:\n\n    {cmd}\n\n"
-                               f"Machine: {mach}. Measured {time.strftime('%Y-%m-%d')}.\n\n{head}\n\n{tbl}\n")
+
+    def report(rows: list[dict], info: dict, done: bool) -> str:
+        s = info["settings"]
+        head = (f"model: {info['model_id']}; device {a.device} ({resolved_device(a.device)}); server settings: "
+                f"n={s['n']}, turns={s['turns']}, trials={s['trials'] or 'default'}, "
+                f"max_new_tokens={s['max_new_tokens']}; wall time {time.monotonic() - t0:.0f} s"
+                + ("" if done else f"; PARTIAL: {len(rows)} of {len(a.modules)} modules so far"))
+        tbl = table(rows)
+        if a.out:
+            cmd = "python benchmarks/lsp_suggest_latency.py " + " ".join(sys.argv[1:])
+            Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(a.out).write_text(f"# Language server: generate to first verified suggestion\n\nCommand:\n\n"
+                                   f"    {cmd}\n\nMachine: {mach}. Measured {time.strftime('%Y-%m-%d')}.\n\n"
+                                   f"{head}\n\n{tbl}\n")
+        return f"{head}\n\n{tbl}\n\nmachine: {mach}"
+
+    _, rows, info = asyncio.run(main_async(a, on_row=lambda rows, info: report(rows, info, False)))
+    print(report(rows, info, True))
     if all(r["outcome"] == "model not loaded" for r in rows):
         print("the server could not load the model (see the messages above)", file=sys.stderr)
         return 2

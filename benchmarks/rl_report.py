@@ -1,10 +1,12 @@
 """Compare `python -m training.rl` runs (e.g. HRD against the uniform reward) from their run directories.
 
-    python benchmarks/rl_report.py RUN_DIR [RUN_DIR ...] [--out FILE.md]
+    python benchmarks/rl_report.py RUN_DIR [RUN_DIR ...] [--out FILE.md] [--png FILE.png]
 
 Reads each run's heldout.jsonl (held-out correct rate before/after), log_history.json (per-step
-training metrics) and rollouts.jsonl (verdicts of every training completion) and prints one
-markdown table; nothing is recomputed or estimated beyond means over what the run logged.
+training metrics; for a run stopped before writing it, the trainer_state.json beside it or in its last
+checkpoint) and rollouts.jsonl (verdicts of every training completion) and prints one markdown table;
+nothing is recomputed or estimated beyond means over what the run logged. `--png` draws the runs'
+main curves on shared axes.
 """
 from __future__ import annotations
 
@@ -21,10 +23,52 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
+def history(run: Path) -> list[dict]:
+    """The run's per-step log: log_history.json, else the newest trainer_state.json it holds."""
+    if (run / "log_history.json").exists():
+        return json.loads((run / "log_history.json").read_text())
+    states = [run / "trainer_state.json"] + sorted(run.glob("checkpoint-*/trainer_state.json"),
+                                                   key=lambda p: int(p.parent.name.split("-")[-1]), reverse=True)
+    for st in states:
+        if st.exists():
+            return json.loads(st.read_text()).get("log_history", [])
+    return []
+
+
+def plot(runs: list[Path], path: Path) -> Path | None:
+    """The main training curves of every run on shared axes (matplotlib, headless)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from training.rl import CURVES
+
+    curves = CURVES + [("hrd/generate_s", "generation s per step"), ("hrd/verify_s", "verification s per step")]
+    fig, axes = plt.subplots(2, 4, figsize=(15, 6.5))
+    for run in runs:
+        hist = history(run)
+        for ax, (key, label) in zip(axes.flat, curves):
+            pts = [(h["step"], float(h[key])) for h in hist if key in h and "step" in h]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", ms=3, label=run.name)
+            ax.set_title(label, fontsize=10)
+            ax.set_xlabel("step")
+            ax.grid(alpha=0.3)
+    axes.flat[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def summarize(run: Path) -> dict:
     """One row of numbers for a run directory."""
     held = {r["tag"]: r for r in _jsonl(run / "heldout.jsonl")}
-    hist = json.loads((run / "log_history.json").read_text()) if (run / "log_history.json").exists() else []
+    hist = history(run)
     steps = [h for h in hist if "hrd/correct_rate" in h]
     roll = [r for r in _jsonl(run / "rollouts.jsonl") if r.get("mode") == "train"]
 
@@ -52,6 +96,9 @@ def summarize(run: Path) -> dict:
                                          f"{sum(int(h.get('hrd/reused', 0)) for h in steps)}",
         "rollouts logged": str(len(roll)),
         "median step s": fmt(statistics.median(times) if times else None, 1),
+        "median generate s": fmt(statistics.median([float(h["hrd/generate_s"]) for h in steps
+                                                    if "hrd/generate_s" in h])
+                                 if any("hrd/generate_s" in h for h in steps) else None, 1),
         "median verify s": fmt(statistics.median([float(h["hrd/verify_s"]) for h in steps if "hrd/verify_s" in h])
                                if any("hrd/verify_s" in h for h in steps) else None, 1),
         "final KL": fmt(float(steps[-1]["kl"]) if steps and "kl" in steps[-1] else None, 4),
@@ -71,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", type=Path)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--png", type=Path, help="also draw the runs' main curves on shared axes")
     a = ap.parse_args(argv)
     missing = [str(r) for r in a.runs if not r.is_dir()]
     if missing:
@@ -80,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     print(md)
     if a.out:
         a.out.write_text(md)
+    if a.png and plot(a.runs, a.png) is None:
+        print("--png: matplotlib is not installed", file=sys.stderr)
     return 0
 
 

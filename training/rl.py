@@ -525,6 +525,8 @@ def main(argv: list[str] | None = None) -> int:
         reward_weights=[1.0, args.alpha] if args.reward == "hrd" else [args.beta, 1 - args.beta],
         use_vllm=vllm_mode is not None, vllm_mode=vllm_mode or "colocate", log_completions=False,
         remove_unused_columns=False, dataloader_num_workers=0, lr_scheduler_type="constant_with_warmup",
+        # rollouts decode into a preallocated cache (the dynamic one re-concatenates every layer each step)
+        cache_implementation=cfg.get("cache_implementation", "static"),
         warmup_steps=cfg.get("warmup", min(5, cfg["max_steps"] // 10)),
         # TRL turns it on by default; a small model has no activation memory to save and pays the recompute
         gradient_checkpointing=cfg.get("gradient_checkpointing", True))
