@@ -463,11 +463,15 @@ class TritonRLServer(LanguageServer):
                 self._progress(token, f"turn {info.get('turn')}: {info.get('verified')} verified")
 
         s = self.settings
+        # warm sandboxes between jobs (each still runs one candidate and dies); no torch.compile baseline:
+        # the offer shows the speedup over eager, and compiling the reference cost ~20 s per new module on
+        # the H200 before any candidate could start (benchmarks/results/lsp_suggest_latency_h200.md)
+        vcfg = VerifyConfig(device=s.device, trials=s.trials, timeout_s=s.verify_timeout_s, pool=True,
+                            compile_baseline=False)
         try:
             res = run_problem(problem, backend, n=s.n, turns=s.turns,
                               gen=GenerationConfig(n=s.n, max_new_tokens=s.max_new_tokens),
-                              verify_cfg=VerifyConfig(device=s.device, trials=s.trials, timeout_s=s.verify_timeout_s),
-                              progress=progress)
+                              verify_cfg=vcfg, progress=progress)
         except BackendError as e:
             self.say(f"TritonRL: the model failed: {e}", types.MessageType.Error)
             return "model failed"

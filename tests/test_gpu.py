@@ -60,3 +60,27 @@ def test_work_skipped_on_repeated_inputs_fails_timing():
     v = verify(PROBLEM, cheat, device="cuda", static_checks=False)
     # the caching allocator may hand a later trial the same address: then correctness catches it first
     assert not v.ok and (v.stage == "correctness" or v.rules == ["launch-skipped-when-timed"]), v.summary()
+
+
+def test_sample_rows_on_cuda_from_worker_threads():
+    """The LSP and training.eval sample in worker threads. With a static KV cache, transformers' auto-compile
+    (CUDA graphs) asserted there on the H200; sample_rows must work from threads and keep per-row seeds."""
+    import concurrent.futures
+
+    import torch
+
+    from training import default_model
+    from training.sampling import sample_rows
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = default_model.path()
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16).to("cuda").eval()
+    prompts = ["import torch\n", "class Model(nn.Module):\n"]
+
+    def run(seed: int) -> list[list[int]]:
+        return sample_rows(model, tok, prompts, [seed, seed + 1], max_new_tokens=16, temperature=1.0)
+
+    with concurrent.futures.ThreadPoolExecutor(2) as ex:
+        a, b = ex.map(run, [0, 0])
+    assert a == b and all(len(r) > 0 for r in a)

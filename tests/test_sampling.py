@@ -106,3 +106,32 @@ def test_a_failing_batch_fails_every_problem_in_it_and_nobody_waits_forever(tiny
     assert all(isinstance(e, RuntimeError) and "out of memory" in str(e) for e in errs), errs
     with pytest.raises(RuntimeError):
         batcher.generate(_convs()[:1], GenerationConfig(n=1, max_new_tokens=4, seed=0))
+
+
+def test_plan_budget_stops_only_rows_whose_plan_is_still_open(tiny_ckpt):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from training.sampling import PlanBudget, sample_rows
+
+    tok = AutoTokenizer.from_pretrained(tiny_ckpt)
+    prompt = tok("prompt:", add_special_tokens=False).input_ids
+    texts = ["<think> a plan that goes on and on and on", "<think> short </think> code", "no plan at all here"]
+    rows = [tok(t, add_special_tokens=False).input_ids for t in texts]
+    width = min(len(r) for r in rows)
+    ids = torch.tensor([prompt + r[:width] for r in rows])
+    crit = PlanBudget(tok, len(prompt), budget=width, every=4)
+    assert crit(ids, None).tolist() == [True, False, False]          # the first is still planning at the budget
+    assert PlanBudget(tok, len(prompt), budget=width + 1)(ids, None).tolist() == [False] * 3  # not there yet
+    assert PlanBudget(tok, len(prompt), budget=width - 1, every=4)(ids, None).tolist() == [False] * 3  # off-beat
+
+    # in generate: a row is either what it would be without the budget, or its prefix cut at the budget
+    # with its plan open; other rows are untouched (the criterion looks at each row's own tokens)
+    model = AutoModelForCausalLM.from_pretrained(tiny_ckpt).eval()
+    prompts_ = ["<think>", "<think> x", "class Model"] * 2
+    seeds = list(range(len(prompts_)))
+    free = sample_rows(model, tok, prompts_, seeds, max_new_tokens=40, temperature=1.5)
+    capped = sample_rows(model, tok, prompts_, seeds, max_new_tokens=40, temperature=1.5, plan_budget=8)
+    open_at_8 = [len(f) > 8 and prompts.plan_overran(tok.decode(f[:8], skip_special_tokens=True)) for f in free]
+    for f, c, cut in zip(free, capped, open_at_8):
+        assert c == (f[:8] if cut else f)

@@ -93,7 +93,7 @@ class TransformersBackend:
         rng = random.SystemRandom()
         seeds = [row_seed(cfg.seed, t, j) if cfg.seed is not None else rng.getrandbits(63) for t, j in rows]
         ids = sample_rows(self.model, self.tokenizer, [t for t, _ in rows], seeds, cfg.max_new_tokens,
-                          cfg.temperature, cfg.top_p, chunk=self.batch_rows)
+                          cfg.temperature, cfg.top_p, chunk=self.batch_rows, plan_budget=prompts.PLAN_TOKEN_BUDGET)
         eos = self.tokenizer.eos_token_id
         out: list[list[Completion]] = [[] for _ in texts]
         for k, ((text, _), row) in enumerate(zip(rows, ids)):

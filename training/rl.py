@@ -325,7 +325,8 @@ def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg
 
     try:
         with POOL.paused():  # no sandbox warms up while the policy decodes
-            ids_list = sample_rows(model, tokenizer, texts, seeds, max_new_tokens, temperature, chunk=chunk)
+            ids_list = sample_rows(model, tokenizer, texts, seeds, max_new_tokens, temperature, chunk=chunk,
+                                   plan_budget=prompts.PLAN_TOKEN_BUDGET)
     finally:
         model.train(was_training)
     completions = [tokenizer.decode(row, skip_special_tokens=True) for row in ids_list]

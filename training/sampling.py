@@ -39,17 +39,42 @@ class RowSampler:
 CACHE = "static"  # the KV cache `sample_rows` generates with
 
 
+class PlanBudget:
+    """Stopping criterion: a row is done once `budget` new tokens have passed and its plan is still open
+    (`prompts.plan_overran`). Checked every `every` steps past the budget; a row's decision depends on its own
+    tokens only, so batching still changes no sample."""
+
+    def __init__(self, tokenizer, prompt_len: int, budget: int, every: int = 32):
+        self.tok, self.prompt_len, self.budget, self.every = tokenizer, prompt_len, budget, every
+
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+
+        from . import prompts
+
+        n = input_ids.shape[1] - self.prompt_len
+        done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+        if n < self.budget or (n - self.budget) % self.every:
+            return done
+        texts = self.tok.batch_decode(input_ids[:, self.prompt_len:], skip_special_tokens=True)
+        for i, t in enumerate(texts):
+            done[i] = prompts.plan_overran(t)
+        return done
+
+
 def row_seed(seed: int, text: str, j: int) -> int:
     """A 63-bit seed for sample `j` of the prompt `text` under the run seed `seed`."""
     return int.from_bytes(hashlib.sha256(f"{seed}\0{j}\0{text}".encode()).digest()[:8], "big") >> 1
 
 
 def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max_new_tokens: int,
-                temperature: float, top_p: float = 1.0, chunk: int = 64) -> list[list[int]]:
+                temperature: float, top_p: float = 1.0, chunk: int = 64,
+                plan_budget: int | None = None) -> list[list[int]]:
     """One completion (token ids, up to and including EOS when it ended) per prompt, `chunk` rows per batched
-    `generate` call (left padding), each row sampled from its own seed; greedy when temperature is 0."""
+    `generate` call (left padding), each row sampled from its own seed; greedy when temperature is 0.
+    `plan_budget`: stop a row whose plan is still open after that many tokens (None: run to EOS or the limit)."""
     import torch
-    from transformers import LogitsProcessorList
+    from transformers import LogitsProcessorList, StoppingCriteriaList
 
     device = next(model.parameters()).device
     side, tokenizer.padding_side = tokenizer.padding_side, "left"
@@ -60,12 +85,18 @@ def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max
             enc = tokenizer(prompt_texts[lo:lo + chunk], return_tensors="pt", padding=True,
                             add_special_tokens=False).to(device)
             procs = [] if temperature <= 0 else [RowSampler(seeds[lo:lo + chunk], temperature, device, top_p)]
+            stops = [PlanBudget(tokenizer, enc["input_ids"].shape[1], plan_budget)] if plan_budget else []
             with torch.no_grad():
                 # a static cache: the default dynamic one concatenates every layer's keys and values at each
-                # step (quadratic copying; on CPU 3x slower at 256 new tokens, benchmarks/generation_cache.py)
+                # step (quadratic copying; on CPU 3x slower at 256 new tokens, benchmarks/generation_cache.py).
+                # No auto-compile: on CUDA, transformers would torch.compile the forward with CUDA graphs for a
+                # static cache, which asserts when called from a worker thread (the LSP's and eval's case,
+                # seen on the H200) and recompiles for every new batch shape.
                 gen = model.generate(**enc, do_sample=False, max_new_tokens=max_new_tokens,
                                      logits_processor=LogitsProcessorList(procs), pad_token_id=pad,
-                                     top_k=None, top_p=None, temperature=None, cache_implementation=CACHE)
+                                     stopping_criteria=StoppingCriteriaList(stops),
+                                     top_k=None, top_p=None, temperature=None, cache_implementation=CACHE,
+                                     disable_compile=True)
             for row in gen[:, enc["input_ids"].shape[1]:].tolist():
                 if eos in row:
                     row = row[:row.index(eos) + 1]
