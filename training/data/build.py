@@ -37,6 +37,7 @@ class BuildReport:
     generated: int = 0
     kept: Counter = field(default_factory=Counter)        # by family, including resumed samples
     resumed: int = 0
+    stale: int = 0                                        # lines the generator now writes differently
     rejected: list[tuple[str, str, str]] = field(default_factory=list)  # (id, family, reason)
     max_novelty: float = 0.0
     seconds: float = 0.0
@@ -45,7 +46,8 @@ class BuildReport:
         fams = sorted(set(self.kept) | {f for _, f, _ in self.rejected})
         rej = Counter(f for _, f, _ in self.rejected)
         lines = [f"{sum(self.kept.values())}/{self.generated} samples written to {self.out} "
-                 f"({self.resumed} kept from an earlier run, {len(self.rejected)} rejected, {self.seconds:.0f} s)",
+                 f"({self.resumed} kept from an earlier run, {self.stale} stale ones verified again, "
+                 f"{len(self.rejected)} rejected, {self.seconds:.0f} s)",
                  f"closest KernelBench similarity of a kept problem: {self.max_novelty:.3f} (near-copy at {NEAR_COPY})",
                  "family: kept / rejected"]
         lines += [f"  {f}: {self.kept[f]} / {rej[f]}" for f in fams]
@@ -82,8 +84,14 @@ def build_corpus(samples: list[Sample], out: str | Path, *, verify: bool = True,
         for line in out.read_text().splitlines():
             if line.strip():
                 row = json.loads(line)
-                if row.get("id") in order:
+                s = samples[order[row["id"]]] if row.get("id") in order else None
+                # a line is kept only while the generator still writes it: a changed template makes it
+                # stale, and the sample as written now is verified again in its place
+                if s is not None and (row.get("problem"), row.get("plan"), row.get("candidate")) == (
+                        s.problem, s.plan, s.candidate):
                     done[row["id"]] = line
+                elif s is not None:
+                    report.stale += 1
         report.resumed = len(done)
         for line in done.values():
             row = json.loads(line)

@@ -14,6 +14,7 @@ KernelBench problem; `--no-verify` writes the raw generator output.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 from typing import Callable, Iterator
@@ -104,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-verify", action="store_true", help="write the raw samples, unverified")
     ap.add_argument("--parallel", type=int, default=2, help="samples verified at once (default 2)")
     ap.add_argument("--resume", action="store_true", help="keep samples already in --out, verify the rest")
+    ap.add_argument("--refresh", action="store_true",
+                    help="only the samples already in --out: keep the unchanged ones, verify again those the "
+                         "generator now writes differently (after a template change), add none")
     ap.add_argument("--kernelbench", help="KernelBench root for the novelty guard (default: found next to the repo)")
     args = ap.parse_args(argv)
     if args.n < 1 or args.parallel < 1:
@@ -115,9 +119,16 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(str(e))
     from .build import build_corpus
 
+    if args.refresh:
+        try:
+            have = {json.loads(x)["id"] for x in open(args.out) if x.strip()}
+        except (OSError, ValueError, KeyError) as e:
+            print(f"error: --refresh needs a corpus to refresh: {e}", file=sys.stderr)
+            return 2
+        samples = [s for s in samples if s.id in have]
     try:
         report = build_corpus(samples, args.out, verify=not args.no_verify, parallel=args.parallel,
-                              resume=args.resume, kernelbench=args.kernelbench, log=sys.stderr)
+                              resume=args.resume or args.refresh, kernelbench=args.kernelbench, log=sys.stderr)
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -1,5 +1,9 @@
 """Matmul variants: plain and transposed operands, bias + activation epilogue, batched, matrix-vector,
-and the fused chain linear -> activation -> scale. Tiled tl.dot kernels with masked edges."""
+and the fused chain linear -> activation -> scale. Tiled tl.dot kernels with masked edges.
+
+The dots ask for `input_precision="tf32x3"`: on an NVIDIA GPU a plain `tl.dot` on fp32 is TF32, which fails
+KernelBench's 1e-2 tolerance near zero outputs of `torch.randn` products (3 of 9 corpus samples on the H200,
+benchmarks/results/dot_precision_h200.md); the interpreter is exact either way."""
 from __future__ import annotations
 
 import random
@@ -24,7 +28,7 @@ def {kname}(a_ptr, b_ptr, {bias_arg}c_ptr, M, N, K,
                     mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
         b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :] * stride_bn,
                     mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)
+        acc += tl.dot(a, b, input_precision="tf32x3")  # fp32-accurate on tensor cores; plain TF32 is not
 {epilogue}    c = c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn
     tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
 '''
@@ -64,13 +68,13 @@ def _launch(kname: str, a: str, b: str, c: str, bias: str | None, blocks: tuple[
 def _plan(rng: random.Random, what: str, blocks: tuple[int, int, int], epilogue: str, extra: str = "") -> str:
     bm, bn, bk = blocks
     return rng.choice([
-        f"{what}: one program per {bm}x{bn} output tile, looping over K in steps of {bk} with tl.dot into an fp32 "
-        f"accumulator; loads masked on the M, N and K edges{extra}{epilogue}.",
+        f"{what}: one program per {bm}x{bn} output tile, looping over K in steps of {bk} with tl.dot (3xTF32) into an "
+        f"fp32 accumulator; loads masked on the M, N and K edges{extra}{epilogue}.",
         f"Tiled GEMM for {what}: grid cdiv(M, {bm}) x cdiv(N, {bn}); each program accumulates A[{bm}x{bk}] @ "
-        f"B[{bk}x{bn}] tiles in fp32 (out-of-range rows, columns and K masked to zero){extra}{epilogue}, then "
-        "stores its tile with a mask.",
+        f"B[{bk}x{bn}] tiles in fp32 with 3xTF32 dots (out-of-range rows, columns and K masked to zero)"
+        f"{extra}{epilogue}, then stores its tile with a mask.",
         f"{what} as one Triton kernel. Block sizes {bm}/{bn}/{bk} (M/N/K); the K loop multiplies masked tiles with "
-        f"tl.dot and keeps the sum in fp32 registers{extra}{epilogue}; the store is masked too.",
+        f"tl.dot in 3xTF32 and keeps the sum in fp32 registers{extra}{epilogue}; the store is masked too.",
     ])
 
 
