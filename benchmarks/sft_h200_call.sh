@@ -1,7 +1,7 @@
 #!/bin/bash
 # One device call: SFT the small model on the committed corpora, cast it to bf16 (the embedded default's form),
 # then measure it: held-out split of the RL prompt set, and the language server's generate -> verified latency.
-# The checkpoint comes back under $OUT/model (in shards); LSP_S=0 skips the latency step; the machine's /dev/shm/sft keeps the run for a follow-up call.
+# The checkpoint comes back as $OUT/model_new.tar.part-* (cat them | tar x); HELD_S=0 / LSP_S=0 skip those steps; the machine's /dev/shm/sft keeps the run for a follow-up call.
 #   STEPS (default 1700), SFT_MIN (time limit, minutes), PROMPTS (an RL prompts.jsonl), HELD_S, LSP_S, HELD_N
 set -u
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }; log() { echo "[$(el)s] $*"; }
@@ -15,21 +15,24 @@ grep -E "train_loss|saved" $OUT/sft.log | tail -2
 python3 - <<'PY'
 import json, os, shutil, torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
-src, dst = "/dev/shm/sft/final", os.environ["OUT"] + "/model"
+src, dst = "/dev/shm/sft/final", "/dev/shm/model_new"
 m = AutoModelForCausalLM.from_pretrained(src, dtype=torch.bfloat16)
-# shards under 16 MiB: the device tool brings back no larger file
-m.save_pretrained(dst, safe_serialization=True, max_shard_size="14MB")
+m.save_pretrained(dst, safe_serialization=True)
 AutoTokenizer.from_pretrained(src).save_pretrained(dst)
 shutil.copy(f"{src}/tritonrl.json", dst)
 print("bf16 model:", sum(p.numel() for p in m.parameters()), "params", json.load(open(f"{dst}/tritonrl.json")))
 PY
-cp -r /dev/shm/sft/runs $OUT/sft_tb 2>/dev/null; rm -rf /dev/shm/model_new; cp -r $OUT/model /dev/shm/model_new
-log "held-out"
-timeout -k 10 ${HELD_S:-110} python3 benchmarks/heldout_eval.py --prompts $P --model $OUT/model --n ${HELD_N:-4} --seed 0 \
-  --jobs 14 --device cuda --out $OUT/heldout_new.json > $OUT/heldout.log 2>&1; log "rc=$?"
-tail -c 300 $OUT/heldout_new.json 2>/dev/null; echo
+# the device tool brings back at most 8 files of 16 MiB: the model and the TensorBoard run as a split tar
+cp -r /dev/shm/sft/runs /dev/shm/model_new/sft_tb 2>/dev/null
+tar cf - -C /dev/shm model_new | split -b 15M - $OUT/model_new.tar.part-; ls -la $OUT
+if [ "${HELD_S:-110}" != 0 ]; then
+  log "held-out"
+  timeout -k 10 ${HELD_S:-110} python3 benchmarks/heldout_eval.py --prompts $P --model /dev/shm/model_new --n ${HELD_N:-4} --seed 0 \
+    --jobs 14 --device cuda --out $OUT/heldout_new.json > $OUT/heldout.log 2>&1; log "rc=$?"
+  tail -c 300 $OUT/heldout_new.json 2>/dev/null; echo
+fi
 [ "${LSP_S:-150}" = 0 ] && { log done; exit 0; }
 log "lsp latency"
-timeout -k 10 ${LSP_S:-150} python3 benchmarks/lsp_suggest_latency.py --model $OUT/model --device cuda \
+timeout -k 10 ${LSP_S:-150} python3 benchmarks/lsp_suggest_latency.py --model /dev/shm/model_new --device cuda \
   --out $OUT/lsp_suggest_latency_h200.md > $OUT/lsp.log 2>&1; log "rc=$?"; tail -4 $OUT/lsp_suggest_latency_h200.md
 log done

@@ -108,30 +108,47 @@ def test_a_failing_batch_fails_every_problem_in_it_and_nobody_waits_forever(tiny
         batcher.generate(_convs()[:1], GenerationConfig(n=1, max_new_tokens=4, seed=0))
 
 
-def test_plan_budget_stops_only_rows_whose_plan_is_still_open(tiny_ckpt):
+def test_close_plan_forces_the_closing_tag_only_on_rows_whose_plan_is_still_open(tiny_ckpt):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from training.sampling import PlanBudget, sample_rows
+    from training.sampling import ClosePlan, sample_rows
 
     tok = AutoTokenizer.from_pretrained(tiny_ckpt)
+    close = tok(prompts.PLAN_CLOSE, add_special_tokens=False).input_ids
+    assert len(close) > 1 and tok.decode(close) == prompts.PLAN_CLOSE
     prompt = tok("prompt:", add_special_tokens=False).input_ids
     texts = ["<think> a plan that goes on and on and on", "<think> short </think> code", "no plan at all here"]
     rows = [tok(t, add_special_tokens=False).input_ids for t in texts]
     width = min(len(r) for r in rows)
     ids = torch.tensor([prompt + r[:width] for r in rows])
-    crit = PlanBudget(tok, len(prompt), budget=width, every=4)
-    assert crit(ids, None).tolist() == [True, False, False]          # the first is still planning at the budget
-    assert PlanBudget(tok, len(prompt), budget=width + 1)(ids, None).tolist() == [False] * 3  # not there yet
-    assert PlanBudget(tok, len(prompt), budget=width - 1, every=4)(ids, None).tolist() == [False] * 3  # off-beat
+    vocab = len(tok)
+    proc = ClosePlan(tok, len(prompt), budget=width, every=4)
+    for k, want in enumerate(close):  # the first row is made to write PLAN_CLOSE, token by token; the others not
+        scores = proc(ids, torch.zeros(3, vocab))
+        assert int(scores[0].argmax()) == want and torch.isinf(scores[0]).sum() == vocab - 1
+        assert not torch.isinf(scores[1:]).any()
+        ids = torch.cat([ids, torch.tensor([[want], [0], [0]])], dim=1)  # off-beat from here on: no new checks
+    assert not torch.isinf(proc(ids, torch.zeros(3, vocab))).any()  # then it samples freely again
+    assert not torch.isinf(ClosePlan(tok, len(prompt), budget=width + 1)(ids[:, :len(prompt) + width],
+                                                                         torch.zeros(3, vocab))).any()
 
-    # in generate: a row is either what it would be without the budget, or its prefix cut at the budget
-    # with its plan open; other rows are untouched (the criterion looks at each row's own tokens)
+    # in generate: a row is either what it would be without the budget (its plan was closed or never opened
+    # at the budget) or its first 8 tokens, then PLAN_CLOSE; other rows are untouched
     model = AutoModelForCausalLM.from_pretrained(tiny_ckpt).eval()
     prompts_ = ["<think>", "<think> x", "class Model"] * 2
     seeds = list(range(len(prompts_)))
     free = sample_rows(model, tok, prompts_, seeds, max_new_tokens=40, temperature=1.5)
-    capped = sample_rows(model, tok, prompts_, seeds, max_new_tokens=40, temperature=1.5, plan_budget=8)
-    open_at_8 = [len(f) > 8 and prompts.plan_overran(tok.decode(f[:8], skip_special_tokens=True)) for f in free]
-    for f, c, cut in zip(free, capped, open_at_8):
-        assert c == (f[:8] if cut else f)
+    closed = sample_rows(model, tok, prompts_, seeds, max_new_tokens=40, temperature=1.5, plan_budget=8)
+    # "<think>" prompts end inside a plan (as a chat template that pre-fills it would): it counts as the row's
+    lead = ["<think>" if prompts.ends_in_plan(p) else "" for p in prompts_]
+    assert lead.count("<think>") == 4
+    open_at_8 = [len(f) > 8 and prompts.plan_overran(ld + tok.decode(f[:8], skip_special_tokens=True))
+                 for ld, f in zip(lead, free)]
+    assert any(open_at_8), "no row ran past the budget with its plan open: the test exercises nothing"
+    for f, c, cut in zip(free, closed, open_at_8):
+        if cut:
+            assert c[:8 + len(close)] == f[:8] + close
+            assert not prompts.plan_overran("<think>" + tok.decode(c, skip_special_tokens=True))
+        else:
+            assert c == f

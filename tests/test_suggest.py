@@ -30,11 +30,12 @@ class Canned:
 
     model_id = "canned"
 
-    def __init__(self, turns: list[list[str]]):
-        self.turns, self.seen = turns, []
+    def __init__(self, turns: list[list[str]], refines: bool = True):
+        self.turns, self.seen, self.seeds, self.refines = turns, [], [], refines
 
     def generate(self, conversations, cfg):
         self.seen.append(conversations[0])
+        self.seeds.append(cfg.seed)
         texts = self.turns[min(len(self.seen) - 1, len(self.turns) - 1)]
         return [[Completion(t, prompt=prompts.render(conversations[0])) for t in texts[:cfg.n]]]
 
@@ -61,6 +62,32 @@ def test_refinement_turn_feeds_back_the_verifier_findings():
     assert len(backend.seen) == 2 and res.best is not None and res.best.turn == 2
     follow_up = backend.seen[1][-1]["content"]
     assert backend.seen[1][-2]["role"] == "assistant" and "output-mismatch" in follow_up
+
+
+def test_a_single_turn_model_refines_by_resampling_the_first_prompt(tmp_path):
+    from verifier import VerifyConfig
+
+    bad = GOOD.replace("tl.maximum(x, 0.0)", "tl.minimum(x, 0.0)")
+    backend = Canned([[answer(bad)], [answer(bad)], [answer(GOOD)]], refines=False)
+    res = run_problem(PROBLEM, backend, n=1, turns=3, gen=GenerationConfig(seed=5), verify_cfg=VerifyConfig(**FAST_CFG))
+    assert len(backend.seen) == 3 and res.best is not None and res.best.turn == 3
+    assert backend.seen[0] == backend.seen[1] == backend.seen[2] == prompts.build_messages(PROBLEM)
+    assert len(set(backend.seeds)) == 3  # other samples each turn, still reproducible from the seed
+    again = Canned([[answer(bad)], [answer(bad)], [answer(GOOD)]], refines=False)
+    run_problem(PROBLEM, again, n=1, turns=3, gen=GenerationConfig(seed=5), verify_cfg=VerifyConfig(**FAST_CFG))
+    assert again.seeds == backend.seeds
+
+
+def test_checkpoints_of_this_repo_do_not_claim_to_refine(tmp_path):
+    from training.backends import refines
+
+    assert refines(tmp_path)  # any other model directory: follows a conversation
+    (tmp_path / "tritonrl.json").write_text('{"stage": "sft", "samples": 10}')
+    assert not refines(tmp_path)  # trained on the single-turn corpus
+    (tmp_path / "tritonrl.json").write_text('{"stage": "rl", "multi_turn": true}')
+    assert refines(tmp_path)
+    (tmp_path / "tritonrl.json").write_text("{not json")
+    assert not refines(tmp_path)
 
 
 @pytest.fixture(scope="module")

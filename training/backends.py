@@ -43,10 +43,26 @@ class Completion:
 
 class Backend(Protocol):
     model_id: str
+    # Whether the model answers a repair conversation (its candidate, then the verifier's findings). When not,
+    # a refinement turn asks again with the first prompt and fresh samples (`suggest.run_problem`).
+    refines: bool
 
     def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
         """`cfg.n` completions for each conversation."""
         ...
+
+
+def refines(path: Path) -> bool:
+    """False for a checkpoint written by this repo's trainers (a `tritonrl.json` beside the weights) unless it
+    says `"multi_turn": true`: the corpus is single-turn, and such a model answers a repair conversation
+    with an empty plan (seen: `<think>` then a lone fence, every sample). Any other model: True."""
+    meta = path / "tritonrl.json"
+    if not meta.exists():
+        return True
+    try:
+        return bool(json.loads(meta.read_text()).get("multi_turn", False))
+    except (OSError, ValueError):
+        return False
 
 
 class TransformersBackend:
@@ -80,6 +96,7 @@ class TransformersBackend:
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token or self.tokenizer.unk_token
         self.model_id = str(path.resolve())
+        self.refines = refines(path)
 
     def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
         """All conversations' samples in batched `generate` calls. Each sample has its own random stream
@@ -127,6 +144,7 @@ class VLLMBackend:
             self.llm = LLM(model=model_path, **llm_kwargs)
         self.tokenizer = self.llm.get_tokenizer()
         self.model_id = str(Path(model_path).resolve())
+        self.refines = refines(Path(model_path))
 
     def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
         from vllm import SamplingParams  # type: ignore
@@ -147,6 +165,7 @@ class OpenAIBackend:
         if not self.base_url.endswith("/v1"):
             self.base_url += "/v1"
         self.model_id = model
+        self.refines = True  # a served model: assume it follows a conversation
         self.api_key = os.environ.get("TRITONRL_API_KEY") or os.environ.get(api_key_env, "")
         self.timeout = timeout
 

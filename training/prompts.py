@@ -186,10 +186,17 @@ def plan_end(text: str) -> int:
     return end + len("</think>") if end != -1 else 0
 
 
-# A plan that has run this many tokens without `</think>` will not become a response worth verifying: the
-# corpus's plans are at most 124 tokens (median 52) with the default model's tokenizer. Samplers stop such a
-# row there instead of at max_new_tokens (it fails as unterminated-think either way).
-PLAN_TOKEN_BUDGET = 512
+# A plan that has run this many tokens without `</think>` is a runaway (the corpus's plans are at most 126
+# tokens, median 62, with the tiny config's 1024-entry tokenizer; fewer with the default model's): samplers
+# then make the row write PLAN_CLOSE and go on to its code (`sampling.ClosePlan`) rather than let it fail as
+# unterminated-think at max_new_tokens.
+PLAN_TOKEN_BUDGET = 256
+PLAN_CLOSE = "\n</think>\n```python\n"
+
+
+def ends_in_plan(text: str) -> bool:
+    """True when `text` (e.g. a prompt) ends inside a plan: its last `<think>` comes after its last `</think>`."""
+    return text.rfind("<think>") > text.rfind("</think>")
 
 
 def plan_overran(text: str) -> bool:

@@ -39,27 +39,43 @@ class RowSampler:
 CACHE = "static"  # the KV cache `sample_rows` generates with
 
 
-class PlanBudget:
-    """Stopping criterion: a row is done once `budget` new tokens have passed and its plan is still open
-    (`prompts.plan_overran`). Checked every `every` steps past the budget; a row's decision depends on its own
-    tokens only, so batching still changes no sample."""
+class ClosePlan:
+    """Logits processor ("budget forcing"): a row whose plan is still open once `budget` new tokens have passed
+    is made to write `prompts.PLAN_CLOSE` next (the closing tag and the code fence), token by token, then samples
+    on as before, so it writes its code after a cut plan instead of failing as unterminated-think. Checked every
+    `every` steps past the budget; a row's decision depends on its own tokens only, so batching still changes no
+    sample. Goes after `RowSampler` (it overrides whatever the sampler would pick)."""
 
-    def __init__(self, tokenizer, prompt_len: int, budget: int, every: int = 32):
+    def __init__(self, tokenizer, prompt_len: int, budget: int, every: int = 32,
+                 prompt_open: list[bool] | None = None):
+        from . import prompts
+
         self.tok, self.prompt_len, self.budget, self.every = tokenizer, prompt_len, budget, every
+        # rows whose prompt itself ends inside a plan (a chat template or a caller that pre-fills "<think>")
+        self.lead = ["<think>" if o else "" for o in prompt_open] if prompt_open else None
+        self.close = tokenizer(prompts.PLAN_CLOSE, add_special_tokens=False).input_ids
+        self.forcing: dict[int, int] = {}  # row -> index into self.close of its next forced token
 
-    def __call__(self, input_ids, scores, **kwargs):
-        import torch
-
+    def __call__(self, input_ids, scores):
         from . import prompts
 
         n = input_ids.shape[1] - self.prompt_len
-        done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
-        if n < self.budget or (n - self.budget) % self.every:
-            return done
-        texts = self.tok.batch_decode(input_ids[:, self.prompt_len:], skip_special_tokens=True)
-        for i, t in enumerate(texts):
-            done[i] = prompts.plan_overran(t)
-        return done
+        if n >= self.budget and (n - self.budget) % self.every == 0:
+            texts = self.tok.batch_decode(input_ids[:, self.prompt_len:], skip_special_tokens=True)
+            for i, t in enumerate(texts):
+                if i not in self.forcing and prompts.plan_overran((self.lead[i] if self.lead else "") + t):
+                    self.forcing[i] = 0
+        if not self.forcing:
+            return scores
+        scores = scores.clone()
+        for i, k in list(self.forcing.items()):
+            scores[i] = float("-inf")
+            scores[i, self.close[k]] = 0.0
+            if k + 1 < len(self.close):
+                self.forcing[i] = k + 1
+            else:
+                del self.forcing[i]
+        return scores
 
 
 def row_seed(seed: int, text: str, j: int) -> int:
@@ -72,9 +88,12 @@ def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max
                 plan_budget: int | None = None) -> list[list[int]]:
     """One completion (token ids, up to and including EOS when it ended) per prompt, `chunk` rows per batched
     `generate` call (left padding), each row sampled from its own seed; greedy when temperature is 0.
-    `plan_budget`: stop a row whose plan is still open after that many tokens (None: run to EOS or the limit)."""
+    `plan_budget`: a row whose plan is still open after that many tokens is made to close it (`ClosePlan`);
+    None: rows run to EOS or the limit as sampled."""
     import torch
-    from transformers import LogitsProcessorList, StoppingCriteriaList
+    from transformers import LogitsProcessorList
+
+    from . import prompts
 
     device = next(model.parameters()).device
     side, tokenizer.padding_side = tokenizer.padding_side, "left"
@@ -85,7 +104,9 @@ def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max
             enc = tokenizer(prompt_texts[lo:lo + chunk], return_tensors="pt", padding=True,
                             add_special_tokens=False).to(device)
             procs = [] if temperature <= 0 else [RowSampler(seeds[lo:lo + chunk], temperature, device, top_p)]
-            stops = [PlanBudget(tokenizer, enc["input_ids"].shape[1], plan_budget)] if plan_budget else []
+            if plan_budget:
+                procs.append(ClosePlan(tokenizer, enc["input_ids"].shape[1], plan_budget,
+                                       prompt_open=[prompts.ends_in_plan(t) for t in prompt_texts[lo:lo + chunk]]))
             with torch.no_grad():
                 # a static cache: the default dynamic one concatenates every layer's keys and values at each
                 # step (quadratic copying; on CPU 3x slower at 256 new tokens, benchmarks/generation_cache.py).
@@ -94,7 +115,6 @@ def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max
                 # seen on the H200) and recompiles for every new batch shape.
                 gen = model.generate(**enc, do_sample=False, max_new_tokens=max_new_tokens,
                                      logits_processor=LogitsProcessorList(procs), pad_token_id=pad,
-                                     stopping_criteria=StoppingCriteriaList(stops),
                                      top_k=None, top_p=None, temperature=None, cache_implementation=CACHE,
                                      disable_compile=True)
             for row in gen[:, enc["input_ids"].shape[1]:].tolist():

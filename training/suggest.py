@@ -4,7 +4,7 @@ candidates -> parse -> verify in parallel -> ranked suggestions, with refinement
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from verifier import Verdict, VerifyConfig, verify_batch
@@ -67,7 +67,8 @@ Progress = Callable[[str, dict], None]
 
 def run_problem(problem: str, backend: Backend, n: int = 4, turns: int = 2, gen: GenerationConfig | None = None,
                 verify_cfg: VerifyConfig | None = None, progress: Progress | None = None) -> SuggestResult:
-    """Generate and verify candidates for a KernelBench-format problem; refine while none verifies."""
+    """Generate and verify candidates for a KernelBench-format problem; refine while none verifies: with the
+    verifier's findings when the backend `refines`, else with fresh samples of the same prompt."""
     t0 = time.monotonic()
     progress = progress or (lambda event, info: None)
     gen = gen or GenerationConfig(n=n)
@@ -92,9 +93,12 @@ def run_problem(problem: str, backend: Backend, n: int = 4, turns: int = 2, gen:
         progress("turn-done", {"turn": turn + 1, "verified": sum(c.verdict.ok for c in turn_cands)})
         if any(c.verdict.ok for c in turn_cands) or turn + 1 == turns:
             break
-        best = rank(turn_cands)[0]
-        conv = list(conv) + [{"role": "assistant", "content": best.response},
-                             {"role": "user", "content": prompts.feedback_message(best.verdict)}]
+        if getattr(backend, "refines", True):  # repair: the best candidate and what the verifier found
+            best = rank(turn_cands)[0]
+            conv = list(conv) + [{"role": "assistant", "content": best.response},
+                                 {"role": "user", "content": prompts.feedback_message(best.verdict)}]
+        else:  # a single-turn model: the same prompt again, other samples (a seeded run stays reproducible)
+            gen = replace(gen, seed=None if gen.seed is None else gen.seed + 7919 * (turn + 1))
     res.elapsed_s = time.monotonic() - t0
     return res
 
