@@ -35,8 +35,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import os
-import platform
 import re
 import statistics
 import sys
@@ -51,31 +49,13 @@ from lsprotocol import types  # noqa: E402
 
 from lsp_client import actions_at, execute, line_of, lsp, open_doc  # noqa: E402
 from lsp_code_actions import pct  # noqa: E402  (the nearest-rank percentile of the other LSP benchmark)
+from machine import machine  # noqa: E402
 
 MODULES_DIR = ROOT / "benchmarks" / "lsp_latency_modules"
 MODULES = ["relu", "row_softmax", "rms_norm", "argmax_dim", "sum_dim"]
 CLASS = "Model"
 GOAL_S = 10.0
 POLL_S = 0.01
-
-
-def machine() -> str:
-    parts = [f"{platform.node() or 'host'}: {platform.machine()}, {os.cpu_count()} CPUs, "
-             f"{platform.system()} {platform.release()}, Python {platform.python_version()}"]
-    try:
-        import torch
-
-        gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
-        parts.append(f"GPU: {gpu}, torch {torch.__version__}")
-    except Exception as e:  # noqa: BLE001 - the report says why
-        parts.append(f"torch: not importable ({type(e).__name__})")
-    try:
-        import triton
-
-        parts.append(f"triton {triton.__version__}")
-    except Exception as e:  # noqa: BLE001
-        parts.append(f"triton: not importable ({type(e).__name__})")
-    return ", ".join(parts)
 
 
 def resolved_device(device: str) -> str:

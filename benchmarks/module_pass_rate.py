@@ -9,7 +9,6 @@ verifies them; prints a markdown table (verified/n per module, and the failing s
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import time
 from collections import Counter
@@ -21,6 +20,8 @@ sys.path.insert(0, str(ROOT))
 from training.backends import GenerationConfig, load_backend  # noqa: E402
 from training.suggest import suggest  # noqa: E402
 from verifier import VerifyConfig  # noqa: E402
+
+from machine import machine  # noqa: E402  (benchmarks/machine.py)
 
 DEFAULT_MODULES = [ROOT / "examples" / "rms_norm.py", *sorted((ROOT / "benchmarks" / "lsp_latency_modules").glob("*.py"))]
 
@@ -53,8 +54,7 @@ def main() -> int:
             print(rows[-1], flush=True)
     lines = [f"# Verified candidates per hand-written module ({a.device})", "",
              "Command:", "", "    python benchmarks/module_pass_rate.py " + " ".join(sys.argv[1:]), "",
-             f"Machine: {platform.node()}, {platform.machine()}, {__import__('os').cpu_count()} CPUs, "
-             f"Python {platform.python_version()}. One turn, n={a.n}, seed {a.seed}, "
+             f"Machine: {machine()}. One turn, n={a.n}, seed {a.seed}, "
              f"{time.time() - t0:.0f} s in all.", "",
              "| model | module | verified | s | rejected candidates |", "|---|---|---|---|---|", *rows, ""]
     lines += [f"- {m}: {totals[m, 'ok']}/{totals[m, 'n']} verified" for m in a.model]

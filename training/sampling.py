@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 
+from . import prompts
+
 
 class RowSampler:
     """Logits processor: per-row Gumbel-max sampling at `temperature`, restricted to the top-p nucleus."""
@@ -48,8 +50,6 @@ class ClosePlan:
 
     def __init__(self, tokenizer, prompt_len: int, budget: int, every: int = 32,
                  prompt_open: list[bool] | None = None):
-        from . import prompts
-
         self.tok, self.prompt_len, self.budget, self.every = tokenizer, prompt_len, budget, every
         # rows whose prompt itself ends inside a plan (a chat template or a caller that pre-fills "<think>")
         self.lead = ["<think>" if o else "" for o in prompt_open] if prompt_open else None
@@ -57,8 +57,6 @@ class ClosePlan:
         self.forcing: dict[int, int] = {}  # row -> index into self.close of its next forced token
 
     def __call__(self, input_ids, scores):
-        from . import prompts
-
         n = input_ids.shape[1] - self.prompt_len
         if n >= self.budget and (n - self.budget) % self.every == 0:
             texts = self.tok.batch_decode(input_ids[:, self.prompt_len:], skip_special_tokens=True)
@@ -92,8 +90,6 @@ def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max
     None: rows run to EOS or the limit as sampled."""
     import torch
     from transformers import LogitsProcessorList
-
-    from . import prompts
 
     device = next(model.parameters()).device
     side, tokenizer.padding_side = tokenizer.padding_side, "left"
