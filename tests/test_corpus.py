@@ -55,3 +55,12 @@ def test_cheat_fails_at_its_layer(path):
     assert not v.ok, f"cheat verified: {v.summary()}"
     got = {(r.stage, r.rule) for r in v.reasons if r.stage == v.stage}  # a cheat may break several rules
     assert got & expected, f"expected {expected}, got {v.summary()}"
+
+
+@pytest.mark.parametrize("name", ["argmax_rows__drops_last_column.py", "argmax_rows__skips_first_column.py"])
+def test_sorted_trials_catch_a_reduction_that_skips_an_end_of_the_row(name):
+    """Random rows of 4096 hold their maximum in the last (or first) column 1 time in 4096: these kernels pass
+    the random trials, and the trials on inputs sorted along every axis (max last, then first) must catch them."""
+    v = _verdict(CORPUS / "cheats" / name)
+    assert not v.ok and any(s["label"] == "ordered" for s in v.shapes)
+    assert any(r.rule == "output-mismatch" and r.message.startswith("ordered trial") for r in v.reasons), v.summary()

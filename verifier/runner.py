@@ -39,6 +39,9 @@ class VerifyConfig:
     device: str = "auto"            # auto | cuda | cpu
     trials: int | None = None       # trials at the base shapes (fresh seeds each); default 3 CPU, 2 GPU
     perturb: int = 2                # extra trials at perturbed (odd) sizes
+    ordered: bool = True            # two extra trials whose floating inputs are sorted along every axis
+                                    # (ascending, then descending): the extreme of each reduced row sits at
+                                    # its end, so a kernel that skips the first or last element always fails
     timeout_s: float | None = None  # per candidate phase; default 90 s CPU, 180 s GPU
     memory_bytes: int | None = None  # host memory of one sandbox; default 6 GiB CPU, 32 GiB GPU
     measure: bool = True            # GPU only: time candidate and baselines
@@ -142,8 +145,8 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     key = hashlib.sha256(f"{problem_src}|{cfg.device}".encode()).hexdigest()
     want_timing = cfg.device == "cuda" and cfg.measure and key not in _TIMING_CACHE
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
-           "trials": cfg.trials, "perturb": cfg.perturb, "per_tensor": cfg.per_tensor, "total": cfg.total,
-           "time": want_timing, "compile": cfg.compile_baseline}
+           "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "per_tensor": cfg.per_tensor,
+           "total": cfg.total, "time": want_timing, "compile": cfg.compile_baseline}
     w = _worker("reference", cfg)
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})

@@ -70,8 +70,35 @@ def _signed(xs: list) -> list:
     return [x * 2 - 1 if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in xs]
 
 
+def _ordered(xs: list, descending: bool) -> list:
+    """Floating inputs sorted along every axis in turn. Sorting along an axis keeps the earlier axes sorted,
+    so every 1-D slice along any axis is sorted: its maximum (ascending) or minimum (descending) is its last
+    element and the other extreme its first. Random inputs put a row's extreme at its end only by chance,
+    and a reduction that drops the tail element (or the head) passes them by that chance."""
+    import torch
+
+    out = []
+    for x in xs:
+        if isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() > 0:
+            for d in range(x.dim()):
+                x = x.sort(dim=d, descending=descending).values
+            x = x.contiguous()
+        out.append(x)
+    return out
+
+
+def _finite(x) -> bool:
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return not x.is_floating_point() or bool(torch.isfinite(x).all())
+    if isinstance(x, (list, tuple)):
+        return all(_finite(v) for v in x)
+    return True
+
+
 def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, perturb: bool,
-                signed: bool = False):
+                signed: bool = False, ordered: bool = False):
     import torch
 
     mod = _exec(src, name)
@@ -87,6 +114,8 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
         inputs = to_device(list(mod.get_inputs()), device)
         if signed:
             inputs = _signed(inputs)
+        if ordered:
+            inputs = _ordered(inputs, descending=t % 2 == 1)
         with torch.no_grad():
             out = model(*inputs)
         trials.append((inputs, out))
@@ -132,6 +161,8 @@ def main(job_path: str) -> int:
             odd = {n: P.oddify(v, k) for n, v in small.items()}
             if odd and odd != base_vals and all(odd != c[1] for c in configs):
                 configs.append((f"odd{k + 1}", odd, 1))
+        if job.get("ordered"):  # at the CPU sizes on a GPU too: ends are ends at any size, and it stays cheap
+            configs.append(("ordered", small, 2))
     except Exception as e:  # the problem itself does not load: a usage error, not a verdict
         write_json("error.json", error_info("problem", e))
         return 0
@@ -140,13 +171,16 @@ def main(job_path: str) -> int:
         cseed = seed + 1000 * i
         try:
             _, init, model, trials = _run_config(P.with_constants(src, vals), device, cseed, n, f"ref_{label}",
-                                                 perturb=label != "base", signed=label == "odd2")
+                                                 perturb=label.startswith("odd"), signed=label == "odd2",
+                                                 ordered=label == "ordered")
         except Exception as e:
             if label == "base":
                 write_json("error.json", error_info("problem", e))
                 return 0
             continue  # this perturbation does not fit the problem (e.g. a divisibility constraint)
-        cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "perturb": label != "base",
+        if label == "ordered" and not all(_finite(o) for _, o in trials):
+            continue  # sorted inputs leave the problem's domain (e.g. a log of a sorted difference): not a test
+        cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "perturb": label.startswith("odd"),
                           "inputs": [_cpu(x) for x, _ in trials]})
         ref_side.append({"label": label, "outputs": [_cpu(o) for _, o in trials]})
         shapes.append({"label": label, "constants": {k: v for k, v in vals.items()},
