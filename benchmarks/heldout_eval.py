@@ -36,6 +36,7 @@ def main() -> int:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from training.checkpoints import prompt_form
     from training.rl import _verify_config, evaluate_heldout
 
     rows = [json.loads(x) for x in Path(a.prompts).read_text().splitlines() if x.strip()]
@@ -47,8 +48,10 @@ def main() -> int:
     model = AutoModelForCausalLM.from_pretrained(a.model, dtype=torch.float32).to(dev)
     cfg = dataclasses.replace(_verify_config(a.device, a.jobs), measure=False)
     t0 = time.time()
-    res = evaluate_heldout(model, tok, held, cfg, a.n, a.max_new_tokens, a.temperature, a.jobs, seed=a.seed, chunk=a.chunk)
-    res.update(model=a.model, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed)
+    form = prompt_form(a.model)  # the problem form the checkpoint was trained on
+    res = evaluate_heldout(model, tok, held, cfg, a.n, a.max_new_tokens, a.temperature, a.jobs, seed=a.seed, chunk=a.chunk,
+                           form=form)
+    res.update(model=a.model, prompt=form, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed)
     line = json.dumps(res)
     print(line, flush=True)
     if a.out:

@@ -1,4 +1,6 @@
 """The shared prompt and response format: parsing, spans, token offsets, refinement messages."""
+import ast
+
 import pytest
 
 from training import prompts as P
@@ -64,3 +66,53 @@ def test_feedback_message_names_layer_and_rules():
 def test_parse_failure_becomes_a_parse_verdict():
     v = P.parse_failure_verdict(P.parse_response("no code here"))
     assert not v.ok and v.stage == "parse" and v.rules == ["no-fence"]
+
+
+KB_STYLE = '''"""A module docstring."""
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    Simple model that performs a ReLU activation.
+    """
+    def __init__(self):
+        super(Model, self).__init__()
+    
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Applies ReLU.  # not a comment: inside the docstring
+        """
+        s = "# a string, kept"  # a trailing comment
+        # a comment line
+        return torch.relu(x) if s else x
+
+def helper():
+    """Only a docstring."""
+
+batch_size = 16  # rows
+dim = 16384
+
+def get_inputs():
+    return [torch.rand(batch_size, dim)]
+
+def get_init_inputs():
+    return []  # No special initialization inputs needed
+'''
+
+
+def test_canonical_problem_drops_prose_and_keeps_the_code():
+    out = P.canonical_problem(KB_STYLE)
+    assert '"""' not in out and "ReLU activation" not in out and "docstring" not in out
+    assert "comment" not in out and "rows" not in out and "No special" not in out
+    assert 's = "# a string, kept"' in out              # a `#` inside a string is code
+    assert "def helper():\n    pass\n" in out           # a body that was only a docstring stays valid
+    assert "class Model(nn.Module):\n    def __init__(self):" in out   # no blank line left where it was
+    assert "\n    \n" not in out                         # whitespace-only lines are emptied
+    ast.parse(out)
+    assert [n.__class__ for n in ast.walk(ast.parse(out))].count(ast.FunctionDef) == 5
+    assert P.canonical_problem(out) == out         # idempotent
+    # the prompt shows the canonical form; broken source is shown as written
+    assert out.rstrip() in P.user_message(KB_STYLE) and "ReLU activation" not in P.user_message(KB_STYLE)
+    broken = "class Model(nn.Module:\n    # why\n"
+    assert P.canonical_problem(broken) == broken

@@ -246,6 +246,10 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     assert latest and checkpoints.is_checkpoint(latest["path"]) and latest["path"].endswith("final")
     meta = json.loads((out / "final" / "tritonrl.json").read_text())
     assert meta["stage"] == "rl" and meta["steps"] == 2 and meta["reward"] == "hrd"
+    # the policy keeps the problem form of its initial checkpoint, and so does every published checkpoint
+    init_form = checkpoints.prompt_form(checkpoints.resolve(tiny_ckpt))
+    assert meta["prompt"] == init_form and meta["multi_turn"] is (checkpoints.meta(tiny_ckpt) is None)
+    assert all(checkpoints.prompt_form(c) == init_form for c in out.glob("checkpoint-*"))
     hist = json.loads((out / "log_history.json").read_text())
     assert any("hrd/correct_rate" in h for h in hist) and all(math.isfinite(h.get("loss", 0)) for h in hist)
 

@@ -26,7 +26,7 @@ def test_tiny_config_trains_resumes_and_loads(tmp_path):
     p = sft("--config", "tiny", "--out", out, "--max-steps", "5")  # as after a kill: picks up checkpoint-3
     assert p.returncode == 0, p.stderr[-3000:]
     meta = json.loads((out / "final" / "tritonrl.json").read_text())
-    assert meta["steps"] == 5
+    assert meta["steps"] == 5 and meta["prompt"] == "canonical"  # how servers must prompt it
     state = json.loads((out / "checkpoint-5" / "trainer_state.json").read_text()) if (out / "checkpoint-5").exists() \
         else json.loads(sorted(out.glob("checkpoint-*"))[-1].joinpath("trainer_state.json").read_text())
     losses = [h["loss"] for h in state["log_history"] if "loss" in h]

@@ -90,6 +90,27 @@ def test_checkpoints_of_this_repo_do_not_claim_to_refine(tmp_path):
     assert not refines(tmp_path)
 
 
+def test_each_checkpoint_is_prompted_in_the_problem_form_it_was_trained_on(tmp_path):
+    from training.checkpoints import prompt_form
+
+    assert prompt_form(tmp_path) == "canonical"  # any other model: the code without prose
+    (tmp_path / "tritonrl.json").write_text('{"stage": "sft", "samples": 659}')
+    assert prompt_form(tmp_path) == "raw"  # this repo's checkpoints from before canonical problems
+    (tmp_path / "tritonrl.json").write_text('{"stage": "sft", "prompt": "canonical"}')
+    assert prompt_form(tmp_path) == "canonical"
+    documented = PROBLEM.replace("class Model(nn.Module):\n", 'class Model(nn.Module):\n    """ReLU, by hand."""\n', 1)
+    assert "ReLU, by hand" in documented
+    for form, shown in (("raw", True), ("canonical", False)):
+        backend = Canned([[answer(GOOD)]])
+        backend.prompt_form = form
+        from verifier import VerifyConfig
+
+        res = run_problem(documented, backend, n=1, turns=1, verify_cfg=VerifyConfig(**FAST_CFG))
+        assert res.best is not None  # the verifier always gets the source as written
+        assert ("ReLU, by hand" in backend.seen[0][0]["content"]) is shown
+        assert backend.seen[0] == prompts.build_messages(documented, form)
+
+
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
     """A small Llama-style decoder from a config (random weights) and a BPE tokenizer trained here."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol, Sequence
 
 from . import prompts
+from .checkpoints import meta, prompt_form, resolve
 
 Conversation = Sequence[dict]
 
@@ -46,6 +47,8 @@ class Backend(Protocol):
     # Whether the model answers a repair conversation (its candidate, then the verifier's findings). When not,
     # a refinement turn asks again with the first prompt and fresh samples (`suggest.run_problem`).
     refines: bool
+    # The problem form the model was trained on (`prompts.PROMPT_FORM`, `checkpoints.prompt_form`).
+    prompt_form: str
 
     def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
         """`cfg.n` completions for each conversation."""
@@ -56,13 +59,8 @@ def refines(path: Path) -> bool:
     """False for a checkpoint written by this repo's trainers (a `tritonrl.json` beside the weights) unless it
     says `"multi_turn": true`: the corpus is single-turn, and such a model answers a repair conversation
     with an empty plan (seen: `<think>` then a lone fence, every sample). Any other model: True."""
-    meta = path / "tritonrl.json"
-    if not meta.exists():
-        return True
-    try:
-        return bool(json.loads(meta.read_text()).get("multi_turn", False))
-    except (OSError, ValueError):
-        return False
+    m = meta(path)
+    return True if m is None else bool(m.get("multi_turn", False))
 
 
 class TransformersBackend:
@@ -76,8 +74,6 @@ class TransformersBackend:
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:  # pragma: no cover - dev installs have it
             raise BackendError(f"the transformers backend needs `pip install transformers` ({e})") from None
-        from .checkpoints import resolve
-
         path = resolve(model_path)  # a training run directory loads its newest published checkpoint
         if not path.is_dir():
             raise BackendError(f"model directory not found: {model_path}")
@@ -97,6 +93,7 @@ class TransformersBackend:
             self.tokenizer.pad_token = self.tokenizer.eos_token or self.tokenizer.unk_token
         self.model_id = str(path.resolve())
         self.refines = refines(path)
+        self.prompt_form = prompt_form(path)
 
     def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
         """All conversations' samples in batched `generate` calls. Each sample has its own random stream
@@ -145,6 +142,7 @@ class VLLMBackend:
         self.tokenizer = self.llm.get_tokenizer()
         self.model_id = str(Path(model_path).resolve())
         self.refines = refines(Path(model_path))
+        self.prompt_form = prompt_form(Path(model_path))
 
     def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
         from vllm import SamplingParams  # type: ignore
@@ -166,6 +164,7 @@ class OpenAIBackend:
             self.base_url += "/v1"
         self.model_id = model
         self.refines = True  # a served model: assume it follows a conversation
+        self.prompt_form = prompts.PROMPT_FORM
         self.api_key = os.environ.get("TRITONRL_API_KEY") or os.environ.get(api_key_env, "")
         self.timeout = timeout
 

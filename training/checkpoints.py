@@ -52,6 +52,28 @@ def is_checkpoint(path: str | os.PathLike) -> bool:
     return p.is_dir() and ((p / "config.json").exists() or (p / "adapter_config.json").exists())
 
 
+def meta(path: str | os.PathLike) -> dict | None:
+    """The `tritonrl.json` this repo's trainers write beside a checkpoint's weights; None for other models
+    (and {} when it is unreadable)."""
+    f = Path(path) / "tritonrl.json"
+    if not f.exists():
+        return None
+    try:
+        return json.loads(f.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def prompt_form(path: str | os.PathLike) -> str:
+    """How to show a problem to the checkpoint in `path`: what it was trained on. A checkpoint of this repo
+    without a "prompt" entry predates canonical problems ("raw"); any other model gets "canonical" (the code
+    without docstrings and comments: nothing a general model needs)."""
+    m = meta(path)
+    if m is None:
+        return "canonical"
+    return m.get("prompt", "raw") if m.get("prompt") in ("raw", "canonical") else "raw"
+
+
 def resolve(path: str | os.PathLike) -> Path:
     """The checkpoint folder to load for `--model PATH`: a run directory's published checkpoint,
     else its `final`, else PATH itself."""

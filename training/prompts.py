@@ -8,7 +8,10 @@ separately. Malformed responses are reported by name (stage `parse` in the verdi
 """
 from __future__ import annotations
 
+import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -78,14 +81,85 @@ class ModelNew(nn.Module):
 ```'''
 
 
-def user_message(problem_src: str) -> str:
+def canonical_problem(src: str) -> str:
+    """The problem as the model sees it: the user's source without docstrings and comments.
+
+    Docstrings and comments are prose in the user's own words (KernelBench's "Simple model that performs a
+    ReLU activation.", a colleague's TODO); the code says what to compute. A small model keys on that prose
+    and is thrown by wording it never saw, so both training and serving show it the code alone. Everything
+    else keeps its layout; a body left empty gets `pass`. Source that does not parse is returned unchanged
+    (the verifier reports it). Whitespace-only lines become empty. The verifier always gets the user's
+    original source."""
+    try:
+        tree = ast.parse(src)
+        toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
+    except (SyntaxError, ValueError, tokenize.TokenError, IndentationError):
+        return src
+    lines = src.splitlines(keepends=True)
+    drop: set[int] = set()                      # 0-based lines removed whole
+    cut: dict[int, int] = {}                    # line -> column where a trailing comment starts
+    fill: dict[int, str] = {}                   # line -> replacement (a docstring that was a whole body)
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = node.body
+        if not (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            continue
+        doc = body[0]
+        first, last = doc.lineno - 1, doc.end_lineno - 1
+        # a docstring sharing a line with other code (`def f(): "doc"; return x`) is left alone
+        if lines[first][:doc.col_offset].strip() or lines[last][doc.end_col_offset:].strip() not in ("", ";"):
+            continue
+        drop.update(range(first, last + 1))
+        if len(body) == 1:
+            fill[first] = " " * doc.col_offset + "pass\n"
+            continue
+        nxt = last + 1                          # and the blank lines after it: the code then starts the body
+        while nxt < len(lines) and not lines[nxt].strip():
+            drop.add(nxt)
+            nxt += 1
+    for t in toks:
+        if t.type == tokenize.COMMENT:
+            row, col = t.start[0] - 1, t.start[1]
+            if lines[row][:col].strip():
+                cut[row] = col
+            else:
+                drop.add(row)
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if i in fill:
+            out.append(fill[i])
+        elif i in drop:
+            continue
+        elif i in cut:
+            out.append(line[:cut[i]].rstrip() + "\n")
+        else:
+            out.append(line if line.strip() else "\n")   # whitespace-only lines become empty
+    text = re.sub(r"\n(?:[ \t]*\n){3,}", "\n\n\n", "".join(out))  # at most two blank lines in a row
+    try:
+        ast.parse(text)
+    except SyntaxError:  # never hand the model something broken that the user did not write
+        return src
+    return text.strip("\n") + "\n"
+
+
+# The problem form a checkpoint was trained on, recorded as "prompt" in its tritonrl.json
+# (`checkpoints.prompt_form`): "canonical" (`canonical_problem`, every checkpoint trained since 2026-12-04)
+# or "raw" (the source as written: earlier checkpoints, whose metadata has no "prompt").
+PROMPT_FORM = "canonical"
+
+
+def user_message(problem_src: str, form: str = PROMPT_FORM) -> str:
+    """The first turn's text: instruction, one-shot example, and the problem in `form`."""
+    problem = canonical_problem(problem_src) if form == "canonical" else problem_src
     return (f"{INSTRUCTION}\n\nExample problem:\n```python\n{EXAMPLE_PROBLEM}```\n\nExample answer:\n"
-            f"{EXAMPLE_RESPONSE}\n\nProblem:\n```python\n{problem_src.rstrip()}\n```\n")
+            f"{EXAMPLE_RESPONSE}\n\nProblem:\n```python\n{problem.rstrip()}\n```\n")
 
 
-def build_messages(problem_src: str) -> list[dict[str, str]]:
-    """The chat messages of a first turn."""
-    return [{"role": "user", "content": user_message(problem_src)}]
+def build_messages(problem_src: str, form: str = PROMPT_FORM) -> list[dict[str, str]]:
+    """The chat messages of a first turn (`form`: the problem form the model was trained on)."""
+    return [{"role": "user", "content": user_message(problem_src, form)}]
 
 
 def feedback_message(verdict: Any) -> str:

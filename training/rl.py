@@ -305,7 +305,8 @@ def _make_trainer_class():
 # ---------------------------------------------------------------- held-out evaluation
 
 def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg, n: int, max_new_tokens: int,
-                     temperature: float, jobs: int, seed: int, chunk: int = 64) -> list[dict]:
+                     temperature: float, jobs: int, seed: int, chunk: int = 64,
+                     form: str = prompts.PROMPT_FORM) -> list[dict]:
     """`n` sampled completions for each (index, row), verified: one record per sample. Sample `j` of
     row `i` comes from its own seed (derived from `seed`, `i`, `j`), so the samples do not depend on
     how the rows are split over ranks, and all rows are generated in batches."""
@@ -315,7 +316,7 @@ def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg
     model.eval()
     texts, seeds, problems, pids = [], [], [], []
     for i, r in items:
-        prompt = prompts.render(prompts.build_messages(r["problem"]), tokenizer)
+        prompt = prompts.render(prompts.build_messages(r["problem"], form), tokenizer)
         for j in range(n):
             texts.append(prompt)
             seeds.append((seed * 1_000_003 + i) * 1024 + j)
@@ -342,7 +343,7 @@ def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg
 
 def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max_new_tokens: int,
                      temperature: float, jobs: int = 2, seed: int = 0, rank: int = 0, world: int = 1,
-                     gather=None, chunk: int = 64) -> dict:
+                     gather=None, chunk: int = 64, form: str = prompts.PROMPT_FORM) -> dict:
     """Sample `n` completions per held-out problem with the policy, verify them, and report the
     correct rate (the mean of R_correct) and the mean speedup of the correct ones.
 
@@ -352,7 +353,8 @@ def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max
     if not rows:
         return {"problems": 0, "samples": 0, "correct_rate": None}
     mine = [(i, r) for i, r in enumerate(rows) if i % world == rank]
-    samples = _heldout_samples(model, tokenizer, mine, verify_cfg, n, max_new_tokens, temperature, jobs, seed, chunk)
+    samples = _heldout_samples(model, tokenizer, mine, verify_cfg, n, max_new_tokens, temperature, jobs, seed, chunk,
+                               form)
     if gather is not None and world > 1:
         samples = gather(samples)
     stages: dict[str, int] = {}
@@ -573,7 +575,10 @@ def main(argv: list[str] | None = None) -> int:
             peft_config = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM")
 
     verify_cfg = _verify_config(args.device, cfg["jobs"])
-    data = Dataset.from_list([{"prompt": prompts.render(prompts.build_messages(r["problem"]), tokenizer),
+    form = checkpoints.prompt_form(init)  # the problem form the initial policy was trained on; RL keeps it
+    init_meta = checkpoints.meta(init)
+    multi_turn = init_meta is None or bool(init_meta.get("multi_turn", False))  # as `backends.refines` reads it
+    data = Dataset.from_list([{"prompt": prompts.render(prompts.build_messages(r["problem"], form), tokenizer),
                                "problem": r["problem"], "pid": r["pid"]} for r in train_rows])
     os.environ.setdefault("TENSORBOARD_LOGGING_DIR", str(out / "runs"))
 
@@ -582,6 +587,9 @@ def main(argv: list[str] | None = None) -> int:
             if state.is_world_process_zero:
                 ck = out / f"checkpoint-{state.global_step}"
                 if checkpoints.is_checkpoint(ck):
+                    (ck / "tritonrl.json").write_text(json.dumps(  # how the server must prompt it
+                        {"stage": "rl", "config": args.config, "init": str(init), "prompt": form,
+                         "multi_turn": multi_turn, "reward": args.reward, "steps": state.global_step}, indent=1))
                     checkpoints.publish(out, ck, stage="rl", step=state.global_step, reward=args.reward)
                     print(f"rl: published {ck.name}", flush=True)
 
@@ -606,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
         res = evaluate_heldout(acc.unwrap_model(trainer.model), tokenizer, held, eval_cfg,
                                cfg["eval_n"], cfg["max_completion_length"], cfg["temperature"], cfg["jobs"],
                                seed=cfg.get("eval_seed", args.seed), rank=acc.process_index, world=acc.num_processes,
-                               gather=gather_object, chunk=cfg.get("eval_chunk", 64))
+                               gather=gather_object, chunk=cfg.get("eval_chunk", 64), form=form)
         res.update(tag=tag, step=trainer.state.global_step, reward=args.reward, time=time.time())
         if main_proc:
             with open(out / "heldout.jsonl", "a") as f:
@@ -626,7 +634,8 @@ def main(argv: list[str] | None = None) -> int:
     if main_proc:
         tokenizer.save_pretrained(str(final))
         (final / "tritonrl.json").write_text(json.dumps({
-            "stage": "rl", "config": args.config, "init": str(init), "reward": args.reward, "alpha": args.alpha,
+            "stage": "rl", "config": args.config, "init": str(init), "prompt": form, "multi_turn": multi_turn,
+            "reward": args.reward, "alpha": args.alpha,
             "beta": args.beta, "steps": trainer.state.global_step, "heldout_after": after.get("correct_rate")},
             indent=1))
         checkpoints.publish(out, final, stage="rl", step=trainer.state.global_step, reward=args.reward)

@@ -125,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         if tok_dir.exists():  # resuming: the same tokenizer
             tokenizer = AutoTokenizer.from_pretrained(str(tok_dir))
         else:
-            texts = [s["problem"] for s in samples] + [s["response"] for s in samples] + [prompts.user_message("")]
+            # the tokenizer learns the text the model reads: problems in their canonical (prose-free) form
+            texts = ([prompts.canonical_problem(s["problem"]) for s in samples] + [s["response"] for s in samples]
+                     + [prompts.user_message("")])
             tokenizer = train_tokenizer(texts, cfg["vocab"])
             tokenizer.save_pretrained(str(tok_dir))
         torch.manual_seed(args.seed)
@@ -150,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     final = out / "final"
     trainer.save_model(str(final))
     tokenizer.save_pretrained(str(final))
-    (final / "tritonrl.json").write_text(json.dumps({"stage": "sft", "config": args.config, "samples": len(samples),
+    (final / "tritonrl.json").write_text(json.dumps({"stage": "sft", "config": args.config, "prompt": prompts.PROMPT_FORM,
+                                                     "samples": len(samples),
                                                      "steps": trainer.state.global_step,
                                                      "resumed_from": Path(last).name if last else None}, indent=1))
     checkpoints.publish(out, final, stage="sft", step=trainer.state.global_step)

@@ -74,7 +74,7 @@ def run_problem(problem: str, backend: Backend, n: int = 4, turns: int = 2, gen:
     gen = gen or GenerationConfig(n=n)
     gen.n = n
     res = SuggestResult(problem=problem, model_id=getattr(backend, "model_id", "?"))
-    conv = prompts.build_messages(problem)
+    conv = prompts.build_messages(problem, getattr(backend, "prompt_form", prompts.PROMPT_FORM))
     for turn in range(turns):
         progress("generating", {"turn": turn + 1, "n": n})
         comps = backend.generate([conv], gen)[0]
