@@ -71,7 +71,7 @@ def prompt_form(path: str | os.PathLike) -> str:
     m = meta(path)
     if m is None:
         return "canonical"
-    return m.get("prompt", "raw") if m.get("prompt") in ("raw", "canonical") else "raw"
+    return m["prompt"] if m.get("prompt") in ("raw", "canonical") else "raw"
 
 
 def resolve(path: str | os.PathLike) -> Path:

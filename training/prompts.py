@@ -93,7 +93,7 @@ def canonical_problem(src: str) -> str:
     try:
         tree = ast.parse(src)
         toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
-    except (SyntaxError, ValueError, tokenize.TokenError, IndentationError):
+    except (SyntaxError, ValueError, tokenize.TokenError):  # IndentationError is a SyntaxError
         return src
     lines = src.splitlines(keepends=True)
     drop: set[int] = set()                      # 0-based lines removed whole

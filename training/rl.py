@@ -39,7 +39,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import checkpoints, hrd, prompts
+from . import backends, checkpoints, hrd, prompts
 from .sampling import sample_rows
 
 CONFIGS = {
@@ -576,8 +576,9 @@ def main(argv: list[str] | None = None) -> int:
 
     verify_cfg = _verify_config(args.device, cfg["jobs"])
     form = checkpoints.prompt_form(init)  # the problem form the initial policy was trained on; RL keeps it
-    init_meta = checkpoints.meta(init)
-    multi_turn = init_meta is None or bool(init_meta.get("multi_turn", False))  # as `backends.refines` reads it
+    # what every checkpoint of the run says about itself: how the server must prompt it, whether it refines
+    run_meta = {"stage": "rl", "config": args.config, "init": str(init), "prompt": form,
+                "multi_turn": backends.refines(init), "reward": args.reward}
     data = Dataset.from_list([{"prompt": prompts.render(prompts.build_messages(r["problem"], form), tokenizer),
                                "problem": r["problem"], "pid": r["pid"]} for r in train_rows])
     os.environ.setdefault("TENSORBOARD_LOGGING_DIR", str(out / "runs"))
@@ -587,9 +588,7 @@ def main(argv: list[str] | None = None) -> int:
             if state.is_world_process_zero:
                 ck = out / f"checkpoint-{state.global_step}"
                 if checkpoints.is_checkpoint(ck):
-                    (ck / "tritonrl.json").write_text(json.dumps(  # how the server must prompt it
-                        {"stage": "rl", "config": args.config, "init": str(init), "prompt": form,
-                         "multi_turn": multi_turn, "reward": args.reward, "steps": state.global_step}, indent=1))
+                    (ck / "tritonrl.json").write_text(json.dumps({**run_meta, "steps": state.global_step}, indent=1))
                     checkpoints.publish(out, ck, stage="rl", step=state.global_step, reward=args.reward)
                     print(f"rl: published {ck.name}", flush=True)
 
@@ -634,10 +633,8 @@ def main(argv: list[str] | None = None) -> int:
     if main_proc:
         tokenizer.save_pretrained(str(final))
         (final / "tritonrl.json").write_text(json.dumps({
-            "stage": "rl", "config": args.config, "init": str(init), "prompt": form, "multi_turn": multi_turn,
-            "reward": args.reward, "alpha": args.alpha,
-            "beta": args.beta, "steps": trainer.state.global_step, "heldout_after": after.get("correct_rate")},
-            indent=1))
+            **run_meta, "alpha": args.alpha, "beta": args.beta, "steps": trainer.state.global_step,
+            "heldout_after": after.get("correct_rate")}, indent=1))
         checkpoints.publish(out, final, stage="rl", step=trainer.state.global_step, reward=args.reward)
         print(f"rl: published {final.name}", flush=True)
         (out / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))

@@ -87,14 +87,14 @@ def _ordered(xs: list, descending: bool) -> list:
     return out
 
 
-def _finite(x) -> bool:
+def _finite(out) -> bool:
+    """No NaN or inf in any floating tensor of `out` (a tensor, or lists and tuples of them)."""
     import torch
 
-    if isinstance(x, torch.Tensor):
-        return not x.is_floating_point() or bool(torch.isfinite(x).all())
-    if isinstance(x, (list, tuple)):
-        return all(_finite(v) for v in x)
-    return True
+    from .compare import _flatten
+
+    return all(bool(torch.isfinite(t).all()) for t in _flatten(out)
+               if isinstance(t, torch.Tensor) and t.is_floating_point())
 
 
 def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, perturb: bool,
