@@ -2,15 +2,22 @@
 # One device call: SFT the small model on the committed corpora, cast it to bf16 (the embedded default's form),
 # then measure it: held-out split of the RL prompt set, and the language server's generate -> verified latency.
 # The checkpoint comes back as $OUT/model_new.tar.part-* (cat them | tar x); HELD_S=0 / LSP_S=0 skip those steps; the machine's /dev/shm/sft keeps the run for a follow-up call.
-#   STEPS (default 1700), SFT_MIN (time limit, minutes), PROMPTS (an RL prompts.jsonl), HELD_S, LSP_S, HELD_N
+#   STEPS (default 1700), SFT_MIN (time limit, minutes), SFT_S (hard cap, seconds: by default SFT_MIN plus 90 s for
+#   loading and the final save), PROMPTS (an RL prompts.jsonl), HELD_S, LSP_S, HELD_N; RESUME=1 continues the run in
+#   /dev/shm/sft (a warm machine's) instead of starting afresh
 set -u
+SFT_MIN=${SFT_MIN:-5.0}
+NEED_S=$(python3 -c "print(int(float('$SFT_MIN') * 60 + 90))"); SFT_S=${SFT_S:-$NEED_S}
+# a cap below the time limit kills training before its own time limit saves the final checkpoint
+[ "$SFT_S" -lt "$NEED_S" ] && { echo "SFT_S=$SFT_S is below SFT_MIN*60+90=$NEED_S: the final save would be killed" >&2; exit 2; }
+[ "${RESUME:-0}" = 1 ] || rm -rf /dev/shm/sft
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }; log() { echo "[$(el)s] $*"; }
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site:$PWD TRITONRL_TMPDIR=/dev/shm PYTHONUNBUFFERED=1 TRL_EXPERIMENTAL_SILENCE=1
 P=${PROMPTS:-.scratch/rl_prompts.jsonl}
 log "sft"
-timeout -k 10 ${SFT_S:-330} python3 -m training.sft --config small --data data/corpus.jsonl data/corpus_tiny.jsonl \
-  --out /dev/shm/sft --max-steps ${STEPS:-1700} --time-limit ${SFT_MIN:-5.0} > $OUT/sft.log 2>&1; log "rc=$?"
+timeout -k 10 $SFT_S python3 -m training.sft --config small --data data/corpus.jsonl data/corpus_tiny.jsonl \
+  --out /dev/shm/sft --max-steps ${STEPS:-1700} --time-limit $SFT_MIN > $OUT/sft.log 2>&1; log "rc=$?"
 grep -E "train_loss|saved" $OUT/sft.log | tail -2
 python3 - <<'PY'
 import json, os, shutil, torch
