@@ -49,3 +49,15 @@ def test_parse_problem_reports_what_is_missing():
         P.parse_problem("import torch\nclass Model: pass\ndef get_init_inputs(): return []\n")
     with pytest.raises(P.ProblemError, match="syntax error"):
         P.parse_problem("def broken(:\n")
+
+
+def test_gpu_budget_shrinks_only_inputs_too_large_for_a_sandbox():
+    """KernelBench's ReLU (4096 x 393216 fp32, 6.4 GB per tensor) is shrunk to the GPU budget; a problem
+    within it keeps its own sizes. Planned on the meta device: nothing is allocated."""
+    from verifier.worker_reference import plan_small
+
+    huge = SRC.replace("batch_size = 16", "batch_size = 4096").replace("N = 2048 * 2", "N = 393216")
+    vals = plan_small(huge, P.size_constants(huge), 1 << 28, 1 << 29, "GPU")
+    assert vals["batch_size"] * vals["N"] <= 1 << 28 and vals["batch_size"] * vals["N"] > 1 << 26
+    own = {c.name: c.value for c in P.size_constants(SRC) if c.scalable}
+    assert plan_small(SRC, P.size_constants(SRC), 1 << 28, 1 << 29, "GPU") == own

@@ -48,6 +48,10 @@ class VerifyConfig:
     compile_baseline: bool = True   # GPU timing: also time torch.compile of the reference (RL skips it: slow)
     per_tensor: int = 1 << 15       # CPU: shrink the problem until each input has at most this many elements
     total: int = 1 << 16
+    gpu_per_tensor: int = 1 << 28   # GPU: the problem's own sizes, unless an input is larger than this (1 GiB
+    gpu_total: int = 1 << 29        # of fp32) or all together than this: then shrunk the same way. Every trial's
+                                    # inputs and outputs travel through files and host memory, and KernelBench's
+                                    # largest level-1 inputs (6.4 GB each) do not fit a sandbox's 32 GiB
     implausible_speedup: float = 5.0
     atol: float | None = None       # override the dtype-aware tolerances (verifier/compare.py)
     rtol: float | None = None
@@ -146,7 +150,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     want_timing = cfg.device == "cuda" and cfg.measure and key not in _TIMING_CACHE
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "per_tensor": cfg.per_tensor,
-           "total": cfg.total, "time": want_timing, "compile": cfg.compile_baseline}
+           "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total, "time": want_timing, "compile": cfg.compile_baseline}
     w = _worker("reference", cfg)
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})

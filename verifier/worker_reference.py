@@ -43,7 +43,7 @@ def _replace(values: dict, old: int, new: int) -> dict:
     return {k: tuple(sub(e) for e in v) if isinstance(v, tuple) else sub(v) for k, v in values.items()}
 
 
-def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: int) -> dict:
+def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: int, where: str = "CPU") -> dict:
     """Halve the largest scalable sizes (all equal ones together) until the inputs fit the budget."""
     values = {c.name: c.value for c in consts if c.scalable}
     for _ in range(200):
@@ -57,7 +57,7 @@ def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: i
         values = _replace(values, m, new)
     n = _numels(P.with_constants(src, values))
     if n and max(n) > 64 * per_tensor:
-        raise P.ProblemError(f"inputs too large for CPU verification ({max(n)} elements) and the problem's "
+        raise P.ProblemError(f"inputs too large for {where} verification ({max(n)} elements) and the problem's "
                              "sizes are not module-level constants that can be scaled down")
     return values
 
@@ -155,7 +155,11 @@ def main(job_path: str) -> int:
         P.parse_problem(src)
         consts = P.size_constants(src)
         small = plan_small(src, consts, job["per_tensor"], job["total"])
-        base_vals = {} if device == "cuda" else small
+        base_vals = small
+        if device == "cuda":  # the problem's own sizes, shrunk only past the GPU budget
+            own = {c.name: c.value for c in consts if c.scalable}
+            base_vals = plan_small(src, consts, job["gpu_per_tensor"], job["gpu_total"], "GPU")
+            base_vals = {} if base_vals == own else base_vals
         configs = [("base", base_vals, job["trials"])]
         for k in range(job["perturb"]):
             odd = {n: P.oddify(v, k) for n, v in small.items()}
