@@ -57,7 +57,7 @@ def elementwise(rng: random.Random, idx: int) -> Sample:
                   inputs=[f"torch.randn({rn}, {cn}){dtype}"], init_body=init)
     steps = triton_steps(ops) + (f"\n    v = v * {scale}" if scale else "")
     block = rng.choice([512, 1024, 2048])
-    kname = "_".join(o.name for o in ops) + "_kernel"
+    kname = "elementwise_kernel"
     cand = ELEMENTWISE_CANDIDATE.format(kname=kname, steps=steps, block=block)
     plan = rng.choice([
         f"One elementwise kernel over the flattened tensor fuses {desc}; computed in fp32, stored in the "
@@ -130,7 +130,7 @@ def row_op(rng: random.Random, idx: int) -> Sample:
         ])
         desc = f"a {kind} over each row"
     src = problem(rng, desc=desc, forward_args=["x"], body=body, sizes=sizes, inputs=[f"torch.randn({rn}, {cn})"])
-    cand = ROW_CANDIDATE.format(kname=f"row_{kind}_kernel", other=other, body=kbody, alloc=alloc)
+    cand = ROW_CANDIDATE.format(kname="row_kernel", other=other, body=kbody, alloc=alloc)
     return Sample(f"row-{idx:05d}", "row", src, plan, cand)
 
 
@@ -173,7 +173,7 @@ def binary(rng: random.Random, idx: int) -> Sample:
                   inputs=[f"torch.randn({rn}, {cn})", f"torch.randn({b_shape})"])
     bidx = "offs % n_cols" if bcast == "row" else "offs // n_cols"
     name = {"+": "add", "*": "mul", "-": "sub"}[op]
-    cand = BINARY_CANDIDATE.format(kname=f"bcast_{name}_kernel", bidx=bidx, op=op)
+    cand = BINARY_CANDIDATE.format(kname="bcast_kernel", bidx=bidx, op=op)
     who = "b has one value per column" if bcast == "row" else "b has one value per row"
     plan = rng.choice([
         f"One elementwise kernel over x flattened; the broadcast operand is indexed with {bidx} "
@@ -251,7 +251,7 @@ def binary_scalar(rng: random.Random, idx: int, op: str | None = None) -> Sample
     if not held:  # the constant is baked into the kernel
         expr = {"add": f"v + {value!r}", "sub": f"v - {value!r}", "rsub": f"{value!r} - v", "mul": f"v * {value!r}",
                 "div": f"v / {value!r}", "max": f"tl.maximum(v, {value!r})", "min": f"tl.minimum(v, {value!r})"}[op]
-    cand = SCALAR_CANDIDATE.format(kname=f"scalar_{op}_kernel", s_arg="s, " if held else "",
+    cand = SCALAR_CANDIDATE.format(kname="scalar_kernel", s_arg="s, " if held else "",
                                    s_call=f"self.{sname}, " if held else "", expr=expr, block=block,
                                    init_params=f", {init_params}" if held else "",
                                    init_body=f"        {init_body}\n" if held else "")

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import random
+import re
 import textwrap
+import zlib
 from dataclasses import dataclass
 
 from ... import prompts
@@ -92,6 +94,12 @@ def problem(rng: random.Random, *, desc: str, forward_args: list[str], body: str
     ret = " -> torch.Tensor" if hints else ""
     params = f", {init_params}" if init_params else ""
     init = textwrap.indent(init_body, " " * 8) + "\n" if init_body else ""
+    # KernelBench draws most inputs with torch.rand, the makers write torch.randn: 40% of problems get rand, from a
+    # generator seeded by the problem itself (no draw from `rng`: every other choice of the stream stays as it
+    # was). Without it only three second-stream kinds used rand, and a model took `torch.rand` to mean a
+    # Frobenius norm (KernelBench's ReLU and Swish, 2026-12-04).
+    if random.Random(zlib.crc32(f"{desc}|{sizes}|{body}".encode())).random() < 0.4:
+        inputs = [re.sub(r"^torch\.randn\(", "torch.rand(", e) for e in inputs]
     if rng.random() < 0.5:
         make = "".join(f"    {n} = {e}\n" for n, e in zip(forward_args, inputs))
         get_inputs = f"{make}    return [{', '.join(forward_args)}]"

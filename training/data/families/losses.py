@@ -101,7 +101,7 @@ def loss(rng: random.Random, idx: int) -> Sample:
     block = rng.choice([512, 1024, 2048])
     new_init = f"        {init_body}\n" if init_body else ""
     extra = {"smooth_l1": "beta", "huber": "delta"}.get(kind)
-    cand = LOSS_CANDIDATE.format(kname=f"{kind}_loss", elem=elem, block=block,
+    cand = LOSS_CANDIDATE.format(kname="loss", elem=elem, block=block,
                                  extra_arg=f"{extra}, " if extra else "", extra_call=f"self.{extra}, " if extra else "",
                                  init_params=f", {init_params}" if init_params else "", init_body=new_init,
                                  scale="1.0 / n" if red == "mean" else "1.0")

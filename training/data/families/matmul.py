@@ -116,7 +116,7 @@ def matmul(rng: random.Random, idx: int) -> Sample:
     src = problem(rng, desc=f"the matrix product {what}", forward_args=fwd, body=body, sizes=sizes, inputs=inputs,
                   init_params=init_params, init_body=init_body, init_inputs=init_inputs)
     bias = variant == "bias_act"
-    kname = "matmul_bias_" + acts[0].name + "_kernel" if bias else "matmul_kernel"
+    kname = "matmul_kernel"
     if bias:
         fwd_src = ("    def forward(self, A):\n        W = self.weight\n        M, K = A.shape\n        N = W.shape[1]\n"
                    "        C = torch.empty((M, N), device=A.device, dtype=A.dtype)\n" +
@@ -230,7 +230,7 @@ def linear_act_scale(rng: random.Random, idx: int) -> Sample:
     src = problem(rng, desc=desc, forward_args=["x"], body="\n".join(lines), sizes=sizes,
                   inputs=["torch.randn(batch_size, in_features)"], init_params=init_params, init_body=init_body,
                   init_inputs=init_inputs)
-    kname = "linear_" + "_".join(a.name for a in acts) + "_kernel"
+    kname = "linear_kernel"
     kernel = _kernel(kname, False, has_bias, acts, None)
     if scale is not None:
         kernel = kernel.replace("    c = c_ptr", "    acc = acc * scale\n    c = c_ptr").replace(

@@ -131,7 +131,7 @@ def norm(rng: random.Random, idx: int, acts: list[Unary] | None = None) -> Sampl
         else:
             affine_src += "    v = v * w\n"
     wb_args = "w_ptr, b_ptr, " if affine == "weight_bias" else ("w_ptr, " if wb else "")
-    kname = f"{kind}_norm" + ("_" + "_".join(a.name for a in acts) if acts else "") + "_kernel"
+    kname = "norm_kernel"
     new_init = ("        self.eps = eps\n" if eps_style == "param" else "") + \
         "".join(f"        {ln}\n" for ln in new_params.splitlines())
     cand = NORM_CANDIDATE.format(kname=kname, wb_args=wb_args, stats=stats, affine=affine_src,

@@ -86,7 +86,7 @@ def _reduce(rng: random.Random, idx: int, kind: str) -> Sample:
                   init_inputs=str(dim))
     out_shape = "x.shape[:d] + (1,) + x.shape[d + 1:]" if keepdim else "x.shape[:d] + x.shape[d + 1:]"
     bp, br = rng.choice([(16, 64), (32, 32), (8, 128), (64, 16), (32, 64)])
-    kname = f"{kind}_dim_kernel"
+    kname = "reduce_dim_kernel"
     cand = REDUCE_CANDIDATE.format(kname=kname, init=init, other=other, step=step, result=result,
                                    out_shape=out_shape, out_dtype="torch.int64" if arg else "x.dtype", bp=bp, br=br)
     padded = {"sum": "zero", "mean": "zero", "max": "-inf", "min": "+inf", "argmax": "-inf", "argmin": "+inf"}[kind]
