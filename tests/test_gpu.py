@@ -95,3 +95,17 @@ def test_inputs_too_large_for_a_sandbox_are_verified_shrunk():
     assert v.ok, v.summary()
     base = v.shapes[0]
     assert base["label"] == "base" and base["constants"] and base["inputs"][0][0] <= 1 << 28
+
+
+def test_rl_rollouts_on_gpu(tiny_ckpt, tmp_path):
+    """GRPO on a GPU: rollouts decode into the static cache (under bf16 autocast that failed at the first
+    rollout, Llama's keys fp32 and values bf16), rewards from the GPU verifier, one step published."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "rl"
+    p = subprocess.run([sys.executable, "-m", "training.rl", "--config", "tiny", "--init", str(tiny_ckpt), "--out",
+                        str(out), "--no-feedback", "--max-steps", "1"], capture_output=True, text=True, cwd=ROOT,
+                       timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert (out / "final" / "config.json").exists() and (out / "rollouts.jsonl").read_text().strip()

@@ -519,17 +519,23 @@ def main(argv: list[str] | None = None) -> int:
     # the config first: under `accelerate launch` it sets up the process group (one rank per process)
     vllm_mode = _vllm_mode(args.vllm)
     gpu = torch.cuda.is_available()
+    cache = cfg.get("cache_implementation", "static")
+    # bf16 autocast and a static cache do not mix: Llama's rotary embedding promotes the keys to fp32 while the
+    # values stay bf16, and the static cache holds one dtype (index_copy_ fails at the first rollout). With the
+    # static cache a GPU trains in fp32 with TF32 matmuls: the small model's cost is the decode loop, not FLOPs.
+    bf16 = gpu and cfg.get("bf16", not (cache == "static" and vllm_mode is None))
     gcfg = GRPOConfig(
         output_dir=str(out), max_steps=cfg["max_steps"], per_device_train_batch_size=cfg["batch"],
         gradient_accumulation_steps=cfg["grad_accum"], num_generations=cfg["num_generations"],
         max_completion_length=cfg["max_completion_length"], learning_rate=cfg["lr"], beta=cfg["kl"],
         temperature=cfg["temperature"], logging_steps=1, save_steps=cfg["save_steps"], save_total_limit=2,
-        report_to=["tensorboard"], seed=args.seed, use_cpu=not gpu, bf16=gpu, scale_rewards="group",
+        report_to=["tensorboard"], seed=args.seed, use_cpu=not gpu, bf16=bf16, tf32=True if gpu and not bf16 else None,
+        scale_rewards="group",
         reward_weights=[1.0, args.alpha] if args.reward == "hrd" else [args.beta, 1 - args.beta],
         use_vllm=vllm_mode is not None, vllm_mode=vllm_mode or "colocate", log_completions=False,
         remove_unused_columns=False, dataloader_num_workers=0, lr_scheduler_type="constant_with_warmup",
         # rollouts decode into a preallocated cache (the dynamic one re-concatenates every layer each step)
-        cache_implementation=cfg.get("cache_implementation", "static"),
+        cache_implementation=cache,
         warmup_steps=cfg.get("warmup", min(5, cfg["max_steps"] // 10)),
         # TRL turns it on by default; a small model has no activation memory to save and pays the recompute
         gradient_checkpointing=cfg.get("gradient_checkpointing", True))
