@@ -16,6 +16,7 @@
 #          none, the time limit decides), so separate calls per reward can train the same number of steps
 #   HELDOUT held-out problems (default 16), EVAL_N samples each (default 4), EVAL_CHUNK rows per generate call
 #          (default 64), LR learning rate (default 1e-4)
+#   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
 #   PROMPTS a prompts.jsonl built beforehand (by build_prompt_set with the same config, e.g. on a CPU machine):
 #          copied into each run directory, so the run skips building it (about a minute of the call)
 set -u
@@ -36,6 +37,9 @@ sed -i "s/JOBS/${JOBS:-7}/; s/BATCH/${BATCH:-64}/; s/HELDOUT/${HELDOUT:-16}/; s/
 INIT=${INIT:-training/default_model}
 TL=${RL_MIN:-4}
 RUNS=${RUNS:-hrd uniform}
+# a warm machine keeps /dev/shm: without RESUME=1 each run starts afresh (a stale run directory made a
+# "new" run resume the previous call's checkpoint, optimizer and learning rate included)
+[ "${RESUME:-0}" = 1 ] || for R in $RUNS; do rm -rf /dev/shm/rl_$R /dev/shm/pack/rl_$R; done
 for R in $RUNS; do
   V=INIT_${R^^}; I=${!V:-$INIT}
   [ -n "${PROMPTS:-}" ] && mkdir -p /dev/shm/rl_$R && [ ! -f /dev/shm/rl_$R/prompts.jsonl ] && cp $PROMPTS /dev/shm/rl_$R/prompts.jsonl
