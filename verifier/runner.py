@@ -150,7 +150,8 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     want_timing = cfg.device == "cuda" and cfg.measure and key not in _TIMING_CACHE
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "per_tensor": cfg.per_tensor,
-           "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total, "time": want_timing, "compile": cfg.compile_baseline}
+           "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total,
+           "time": want_timing, "compile": cfg.compile_baseline}
     w = _worker("reference", cfg)
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})
