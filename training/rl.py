@@ -300,7 +300,7 @@ def _make_trainer_class():
                         "pid": (last.get("pid") or [None] * len(last["results"]))[i],
                         "ok": v.get("ok"), "stage": v.get("stage"), "parse": res["parse"],
                         "rules": [x.get("rule") for x in v.get("reasons", [])][:3], "speedup": v.get("speedup"),
-                        "verify_s": v.get("elapsed_s"),
+                        "verify_s": v.get("elapsed_s"), "phases_s": v.get("phases_s"),
                         "r_correct": hrd.rewards(res["verdict"])[0], "r_speedup": hrd.rewards(res["verdict"])[1],
                         "a_plan": round(float(a_plan[i]), 4), "a_code": round(float(a_code[i]), 4),
                         "plan_tokens": int(plan[i].sum()), "code_tokens": int(code[i].sum()),
