@@ -107,6 +107,18 @@ def _cpu_verify_cfg():
     return _verify_config("cpu", 2)
 
 
+def test_sandboxes_are_shared_out_so_no_job_idles():
+    from training.rl import sandboxes_per_problem
+
+    for jobs in range(1, 17):
+        for problems in range(1, 9):
+            k = sandboxes_per_problem(jobs, problems)
+            assert k >= 1
+            assert k * problems >= min(jobs, problems * jobs)  # every job has a sandbox to run
+            assert (k - 1) * problems < jobs or k == 1          # and no problem gets a whole extra round
+    assert sandboxes_per_problem(7, 4) == 2 and sandboxes_per_problem(14, 4) == 4 and sandboxes_per_problem(2, 0) == 2
+
+
 def test_verifier_reward_scores_real_candidates():
     from training.rl import VerifierReward
 

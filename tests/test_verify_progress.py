@@ -28,6 +28,13 @@ def test_progress_names_each_candidates_phases_and_verdict():
     assert seen[0] == ["correctness", "verified"]
     assert seen[1] == ["rejected: static"]  # never reached a sandbox
     assert seen[2] == ["correctness", "rejected: correctness"]
+    # where the time went: the sandboxed ones say which phases they spent it in, within the batch's time
+    for v in (vs[0], vs[2]):
+        p = v.phases_s
+        assert {"reference", "worker", "lock", "correctness", "import", "first_trial"} <= set(p), p
+        assert all(x >= 0 for x in p.values()) and p["import"] + p["first_trial"] <= p["correctness"], p
+        assert p["reference"] + p["correctness"] <= v.elapsed_s + 0.01, (p, v.elapsed_s)
+    assert vs[1].phases_s == {}  # rejected before any sandbox
 
     def broken(i: int, phase: str) -> None:
         raise RuntimeError("a client's progress callback failed")

@@ -114,6 +114,14 @@ def sft_problems(paths: list[str]) -> set[str]:
 
 # ---------------------------------------------------------------- rewards
 
+def sandboxes_per_problem(jobs: int, problems: int) -> int:
+    """Candidate sandboxes each problem gets when `problems` are verified side by side with `jobs` in all.
+
+    Rounded up, so no job sits idle: 7 jobs over 4 problems are 2 each (floor division gave 1 each, and
+    a step's ~30 distinct candidates then ran 4 at a time, half the jobs idle)."""
+    return max(1, -(-jobs // max(1, problems)))
+
+
 class VerifierReward:
     """TRL reward functions backed by the verifier: `correct` verifies the batch (grouped by problem,
     problems in parallel, candidates of a problem in parallel sandboxes); `speedup` reuses those
@@ -153,8 +161,7 @@ class VerifierReward:
             if k is not None and k not in self._cache:
                 by_problem.setdefault(problem[i], {})[k] = p.code
 
-        # `jobs` sandboxes in all, shared out over the problems verified side by side
-        per_problem = max(1, self.jobs // max(1, len(by_problem)))
+        per_problem = sandboxes_per_problem(self.jobs, len(by_problem))
 
         def one(item):
             src, todo = item
@@ -293,7 +300,7 @@ def _make_trainer_class():
                         "pid": (last.get("pid") or [None] * len(last["results"]))[i],
                         "ok": v.get("ok"), "stage": v.get("stage"), "parse": res["parse"],
                         "rules": [x.get("rule") for x in v.get("reasons", [])][:3], "speedup": v.get("speedup"),
-                        "verify_s": v.get("elapsed_s"),
+                        "verify_s": v.get("elapsed_s"), "phases_s": v.get("phases_s"),
                         "r_correct": hrd.rewards(res["verdict"])[0], "r_speedup": hrd.rewards(res["verdict"])[1],
                         "a_plan": round(float(a_plan[i]), 4), "a_code": round(float(a_code[i]), 4),
                         "plan_tokens": int(plan[i].sum()), "code_tokens": int(code[i].sum()),

@@ -150,7 +150,8 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     want_timing = cfg.device == "cuda" and cfg.measure and key not in _TIMING_CACHE
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "per_tensor": cfg.per_tensor,
-           "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total, "time": want_timing, "compile": cfg.compile_baseline}
+           "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total,
+           "time": want_timing, "compile": cfg.compile_baseline}
     w = _worker("reference", cfg)
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})
@@ -292,16 +293,31 @@ def _performance(v: Verdict, timing: dict, ref: Reference, cfg: VerifyConfig) ->
                                    f"{v.time_ms:.3f} ms is below the memory-bandwidth floor {floor_ms:.3f} ms"))
 
 
+def _sandbox_phases(result: dict) -> dict[str, float]:
+    """The sandbox's own clock readings (import, first trial), kept only when they are plain numbers:
+    diagnostics from inside the sandbox, never part of a verdict's judgement."""
+    def num(x):
+        return round(float(x), 3) if isinstance(x, (int, float)) and 0 <= x < 1e6 else None
+
+    trials = result.get("trials") if isinstance(result, dict) else None
+    first = trials[0].get("s") if isinstance(trials, list) and trials and isinstance(trials[0], dict) else None
+    out = {"import": num(result.get("import_s")) if isinstance(result, dict) else None, "first_trial": num(first)}
+    return {k: x for k, x in out.items() if x is not None}
+
+
 def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.SimpleQueue[Worker]",
                    note: Callable[[str], None] = lambda phase: None) -> Verdict:
+    t0 = time.monotonic()
     try:
         w = started.get_nowait()
     except queue.Empty:
         w = _worker("candidate", cfg)
+    waited = time.monotonic() - t0
     try:
         v = _candidate_verdict(w, src, ref, cfg, note)
     finally:
         w.close()
+    v.phases_s = {"worker": round(waited, 3), **v.phases_s}
     note("verified" if v.ok else f"rejected: {v.stage}")
     return v
 
@@ -313,13 +329,16 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
     v = Verdict(device=cfg.device, isolation=w.isolation)
     timed = cfg.device == "cuda" and cfg.measure and bool(ref.timing)
     d = w.work
+    t0 = time.monotonic()
     with _gpu_lock(shared=True, device=cfg.device):  # the job starts only when no timing phase runs
+        t1 = time.monotonic()
         note("correctness")
         w.dispatch(json.dumps({"device": cfg.device, "time": timed}), files={"candidate.py": src},
                    inbox={"for_candidate.pt": ref.worker.work / "for_candidate.pt"})
         msg = w.wait_message(cfg.timeout_s) if timed else None
         ready = msg == b"R"
         res = None if ready else w.finish(cfg.timeout_s)
+    v.phases_s = {"lock": round(t1 - t0, 3), "correctness": round(time.monotonic() - t1, 3)}
     result = None
     if (d / "correct.pt").exists():
         try:
@@ -334,6 +353,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
             _sandbox_failure(v, res)
             v.log_tail = res.stderr_tail[-3000:]
         return v
+    v.phases_s.update(_sandbox_phases(result))
     _judge(v, result, ref, cfg)
     if v.reasons or not timed:
         if ready:
@@ -342,9 +362,12 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
             v.ok, v.stage = True, "done"
         return v
     note("timing")
+    t0 = time.monotonic()
     with _gpu_lock():
+        t1 = time.monotonic()
         w.send(b"G")
         res = w.finish(cfg.timeout_s)
+    v.phases_s.update(timing_lock=round(t1 - t0, 3), timing=round(time.monotonic() - t1, 3))
     tfile = d / "timing.json"
     if not tfile.exists():
         _sandbox_failure(v, res)
@@ -403,13 +426,16 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             started.put(_worker("candidate", cfg))
         ref = None
         try:
+            t_ref = time.monotonic()
             ref = prepare_reference(problem_src, cfg)
+            t_ref = round(time.monotonic() - t_ref, 3)
             with ThreadPoolExecutor(max_workers=min(cfg.max_parallel, len(todo))) as pool:
                 futs = {i: pool.submit(_run_candidate, candidates[i], ref, cfg, started,
                                        lambda phase, i=i: tell(i, phase)) for i in todo}
                 for i, f in futs.items():
                     verdicts[i] = f.result()
                     verdicts[i].shapes = ref.shapes
+                    verdicts[i].phases_s = {"reference": t_ref, **verdicts[i].phases_s}
         finally:
             while not started.empty():
                 started.get().close()

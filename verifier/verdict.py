@@ -48,6 +48,11 @@ class Verdict:
     speedup_compile: float | None = None
     isolation: str = ""
     elapsed_s: float = 0.0
+    # where elapsed_s went, seconds: reference (the problem's own run, shared by a batch), worker (waiting
+    # for a sandbox), lock (waiting for the GPU), correctness (import, compile and every trial, as the
+    # supervisor saw it), import and first_trial (inside the sandbox: the first trial includes Triton's
+    # compile), timing_lock and timing (GPU only)
+    phases_s: dict[str, float] = field(default_factory=dict)
     log_tail: str = ""
 
     def fail(self, stage: str, rule: str, message: str, line: int | None = None) -> "Verdict":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 import types
 
 import torch
@@ -20,6 +21,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from ._worker_util import Control, serve, error_info, load_module, perturb_parameters, seed_all, to_device, write_json
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
+_clock = time.perf_counter  # bound before any candidate code is imported
 
 # ATen ops a forward may run itself: allocation, views, layout copies, fills of scratch buffers.
 ALLOWED_OPS = {
@@ -108,6 +110,7 @@ def main(job_path: str) -> int:
     result = {"trials": [], "error": None}
     _install_launch_recorder()
     oplog = _OpLog()
+    t0 = _clock()
     try:
         cand = load_module("candidate.py", "candidate")
         ModelNew = cand.ModelNew
@@ -115,6 +118,7 @@ def main(job_path: str) -> int:
         result["error"] = error_info("import", e)
         _save(result, "correct.pt")
         return 0
+    result["import_s"] = _clock() - t0  # self-reported by the sandbox: diagnostics only, never judged
     base = None
     for cfg in configs:
         try:
@@ -130,6 +134,7 @@ def main(job_path: str) -> int:
             args = [x.clone() if isinstance(x, torch.Tensor) else x for x in originals]
             S.launches, S.ops = [], set()
             rec = {"label": cfg["label"], "trial": t}
+            t1 = _clock()
             grad_ctx = _no_grad() if t % 2 == 0 else _enable_grad()  # behaviour must not depend on grad mode
             try:
                 with grad_ctx, oplog:
@@ -143,6 +148,7 @@ def main(job_path: str) -> int:
                 rec["output"] = _plain(out)
             except BaseException as e:
                 rec["error"] = error_info("forward", e)
+            rec["s"] = _clock() - t1
             rec["launches"] = list(S.launches)
             rec["ops"] = sorted(S.ops)
             rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))

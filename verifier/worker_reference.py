@@ -155,11 +155,11 @@ def main(job_path: str) -> int:
         P.parse_problem(src)
         consts = P.size_constants(src)
         small = plan_small(src, consts, job["per_tensor"], job["total"])
-        base_vals = small
-        if device == "cuda":  # the problem's own sizes, shrunk only past the GPU budget
-            own = {c.name: c.value for c in consts if c.scalable}
-            base_vals = plan_small(src, consts, job["gpu_per_tensor"], job["gpu_total"], "GPU")
-            base_vals = {} if base_vals == own else base_vals
+        if device == "cuda":  # the problem's own sizes ({}), shrunk only past the GPU budget
+            planned = plan_small(src, consts, job["gpu_per_tensor"], job["gpu_total"], "GPU")
+            base_vals = {} if planned == {c.name: c.value for c in consts if c.scalable} else planned
+        else:
+            base_vals = small
         configs = [("base", base_vals, job["trials"])]
         for k in range(job["perturb"]):
             odd = {n: P.oddify(v, k) for n, v in small.items()}
