@@ -30,7 +30,8 @@ class ModelNew(nn.Module):
         x = x.contiguous()
         y = torch.empty_like(x)
         n = x.numel()
-        {kname}[(triton.cdiv(n, {block}),)](x, y, n, BLOCK={block})
+        BLOCK = {block}
+        {kname}[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK)
         return y
 '''
 
@@ -154,7 +155,8 @@ class ModelNew(nn.Module):
         b = b.contiguous()
         y = torch.empty_like(x)
         n = x.numel()
-        {kname}[(triton.cdiv(n, 1024),)](x, b, y, n, x.shape[1], BLOCK=1024)
+        BLOCK = 1024
+        {kname}[(triton.cdiv(n, BLOCK),)](x, b, y, n, x.shape[1], BLOCK=BLOCK)
         return y
 '''
 
@@ -203,7 +205,8 @@ class ModelNew(nn.Module):
         x = x.contiguous()
         y = torch.empty_like(x)
         n = x.numel()
-        {kname}[(triton.cdiv(n, {block}),)](x, y, n, {s_call}BLOCK={block})
+        BLOCK = {block}
+        {kname}[(triton.cdiv(n, BLOCK),)](x, y, n, {s_call}BLOCK=BLOCK)
         return y
 '''
 

@@ -36,10 +36,11 @@ class ModelNew(nn.Module):
         predictions = predictions.contiguous()
         targets = targets.contiguous()
         n = predictions.numel()
-        n_parts = triton.cdiv(n, {block})
+        BLOCK = {block}
+        n_parts = triton.cdiv(n, BLOCK)
         partials = torch.empty(n_parts, device=predictions.device, dtype=torch.float32)
         out = torch.empty((), device=predictions.device, dtype=torch.float32)
-        {kname}_partial[(n_parts,)](predictions, targets, partials, n, {extra_call}BLOCK={block})
+        {kname}_partial[(n_parts,)](predictions, targets, partials, n, {extra_call}BLOCK=BLOCK)
         {kname}_finish[(1,)](partials, out, n_parts, {scale}, BLOCK=1024)
         return out
 '''

@@ -60,9 +60,11 @@ def _launch(kname: str, a: str, b: str, c: str, bias: str | None, blocks: tuple[
     bm, bn, bk = blocks
     pad = " " * indent
     s = ", ".join(f"{t}.stride({i})" for t in (a, b, c) for i in ((0, 1, 2) if batched else (0, 1)))
-    grid = f"(triton.cdiv(M, {bm}), triton.cdiv(N, {bn})" + (", batch)" if batched else ")")
-    return (f"{pad}grid = {grid}\n{pad}{kname}[grid]({a}, {b}, {bias + ', ' if bias else ''}{c}, M, N, K, {s},\n"
-            f"{pad}    BLOCK_M={bm}, BLOCK_N={bn}, BLOCK_K={bk})\n")
+    # the tile sizes are bound once and named after: a grid and a launch that each spell the numbers can disagree
+    grid = "(triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N)" + (", batch)" if batched else ")")
+    return (f"{pad}BLOCK_M, BLOCK_N, BLOCK_K = {bm}, {bn}, {bk}\n"
+            f"{pad}grid = {grid}\n{pad}{kname}[grid]({a}, {b}, {bias + ', ' if bias else ''}{c}, M, N, K, {s},\n"
+            f"{pad}    BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)\n")
 
 
 def _plan(rng: random.Random, what: str, blocks: tuple[int, int, int], epilogue: str, extra: str = "") -> str:
@@ -183,8 +185,9 @@ class ModelNew(nn.Module):
     def forward(self, A, x):
         M, K = A.shape
         y = torch.empty({out_shape}, device=A.device, dtype=A.dtype)
-        matvec_kernel[(triton.cdiv(M, {bm}),)](A, x, y, M, K, A.stride(0), A.stride(1), x.stride(0),
-                                              BLOCK_M={bm}, BLOCK_K={bk})
+        BLOCK_M, BLOCK_K = {bm}, {bk}
+        matvec_kernel[(triton.cdiv(M, BLOCK_M),)](A, x, y, M, K, A.stride(0), A.stride(1), x.stride(0),
+                                                 BLOCK_M=BLOCK_M, BLOCK_K=BLOCK_K)
         return y
 '''
 

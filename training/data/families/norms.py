@@ -187,7 +187,8 @@ class ModelNew(nn.Module):
         n = x.numel()
         C = x.shape[1]
         inner = n // (x.shape[0] * C)
-        {kname}[(triton.cdiv(n, {block}),)](x, {stats}, y, n, C, inner, {eps}, BLOCK={block})
+        BLOCK = {block}
+        {kname}[(triton.cdiv(n, BLOCK),)](x, {stats}, y, n, C, inner, {eps}, BLOCK=BLOCK)
         return y
 '''
 
@@ -438,12 +439,13 @@ class ModelNew(nn.Module):
         x = x.contiguous()
         y = torch.empty_like(x)
         n = x.numel()
-        n_parts = triton.cdiv(n, {block})
+        BLOCK = {block}
+        n_parts = triton.cdiv(n, BLOCK)
         partials = torch.empty(n_parts, device=x.device, dtype=torch.float32)
         norm = torch.empty(1, device=x.device, dtype=torch.float32)
-        fro_partial_kernel[(n_parts,)](x, partials, n, BLOCK={block})
+        fro_partial_kernel[(n_parts,)](x, partials, n, BLOCK=BLOCK)
         fro_finish_kernel[(1,)](partials, norm, n_parts, BLOCK=1024)
-        fro_scale_kernel[(n_parts,)](x, norm, y, n, {eps_call}BLOCK={block})
+        fro_scale_kernel[(n_parts,)](x, norm, y, n, {eps_call}BLOCK=BLOCK)
         return y
 '''
 

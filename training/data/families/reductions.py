@@ -36,7 +36,8 @@ class ModelNew(nn.Module):
         inner = x.stride(d)
         y = torch.empty({out_shape}, device=x.device, dtype={out_dtype})
         n_out = x.numel() // R
-        {kname}[(triton.cdiv(n_out, {bp}),)](x, y, n_out, R, inner, BLOCK_P={bp}, BLOCK_R={br})
+        BLOCK_P, BLOCK_R = {bp}, {br}
+        {kname}[(triton.cdiv(n_out, BLOCK_P),)](x, y, n_out, R, inner, BLOCK_P=BLOCK_P, BLOCK_R=BLOCK_R)
         return y
 '''
 
