@@ -111,3 +111,20 @@ def test_paused_pool_starts_no_refills_until_resumed():
     with POOL.paused():                         # entering waits for the starting worker to be warm
         assert all(w.warm for w in cand())
     POOL.shutdown()
+
+
+def test_reference_pool_keeps_one_warm_worker_per_problem_verified_at_once():
+    from verifier.runner import prewarm
+
+    POOL.shutdown()
+    cfg = VerifyConfig(device="cpu", pool=True, pool_size=1, reference_pool=2).resolved()
+    prewarm(cfg)
+    kinds = {key[0]: len(ws) for key, ws in POOL._idle.items() if ws}
+    assert kinds == {"reference": 2, "candidate": 1}, kinds
+    # two problems verified at once, each on its own reference worker
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as ex:
+        vs = list(ex.map(lambda _: verify_batch(PROBLEM, [HONEST], cfg)[0], range(2)))
+    assert all(v.ok for v in vs), [v.summary() for v in vs]
+    POOL.shutdown()

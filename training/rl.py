@@ -410,7 +410,7 @@ def plot_curves(log_history: list[dict], path: Path, title: str) -> Path | None:
 
 # ---------------------------------------------------------------- main
 
-def _verify_config(device: str, jobs: int):
+def _verify_config(device: str, jobs: int, problems: int = 1):
     import torch
     from verifier import VerifyConfig
 
@@ -419,9 +419,10 @@ def _verify_config(device: str, jobs: int):
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
     if dev == "cpu":  # the interpreter: one trial at small sizes plus the two perturbed ones, no timing
         return VerifyConfig(device="cpu", pool=True, pool_size=jobs, trials=1, measure=False, max_parallel=jobs,
-                            **CPU_SIZES)
+                            reference_pool=min(problems, jobs), **CPU_SIZES)
     # GPU: speedup over eager is the plan reward; torch.compile's time is not needed for it
-    return VerifyConfig(device="cuda", pool=True, pool_size=jobs, max_parallel=jobs, compile_baseline=False)
+    return VerifyConfig(device="cuda", pool=True, pool_size=jobs, max_parallel=jobs, compile_baseline=False,
+                        reference_pool=min(problems, jobs))
 
 
 def _pin_verifier_gpu(local_rank: int) -> None:
@@ -587,7 +588,8 @@ def main(argv: list[str] | None = None) -> int:
 
             peft_config = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM")
 
-    verify_cfg = _verify_config(args.device, cfg["jobs"])
+    # one warm reference worker per prompt of a step: a step verifies its prompts' problems side by side
+    verify_cfg = _verify_config(args.device, cfg["jobs"], max(1, cfg["batch"] // cfg["num_generations"]))
     form = checkpoints.prompt_form(init)  # the problem form the initial policy was trained on; RL keeps it
     # what every checkpoint of the run says about itself: how the server must prompt it, whether it refines
     run_meta = {"stage": "rl", "config": args.config, "init": str(init), "prompt": form,

@@ -60,6 +60,8 @@ class VerifyConfig:
     pool: bool = False              # keep warm sandboxed workers between calls (servers, trainers, benchmarks)
     pool_size: int | None = None    # warm candidate workers kept; default max_parallel (a trainer verifying
                                     # several problems at once keeps enough for all of them)
+    reference_pool: int = 1         # warm reference workers kept: one per problem verified at the same time (a
+                                    # cold one costs seconds in front of every candidate of its problem)
 
     def resolved(self) -> "VerifyConfig":
         c = dataclasses.replace(self)
@@ -128,7 +130,7 @@ def _worker(kind: str, cfg: VerifyConfig) -> Worker:
     """A fresh sandboxed worker: from the warm pool when enabled, else started now."""
     base = os.environ.get("TRITONRL_TMPDIR")
     if cfg.pool:
-        size = (cfg.pool_size or cfg.max_parallel) if kind == "candidate" else 1
+        size = (cfg.pool_size or cfg.max_parallel) if kind == "candidate" else max(1, cfg.reference_pool)
         return POOL.get(kind, cfg.device, _limits(cfg), size, base)
     return spawn(kind, cfg.device, _limits(cfg), base)
 
@@ -137,7 +139,7 @@ def prewarm(config: VerifyConfig | None = None) -> None:
     """Fill the warm pool for this config now (servers and benchmarks call it before the first job)."""
     cfg = (config or VerifyConfig(pool=True)).resolved()
     base = os.environ.get("TRITONRL_TMPDIR")
-    POOL.prewarm("reference", cfg.device, _limits(cfg), 1, base)
+    POOL.prewarm("reference", cfg.device, _limits(cfg), max(1, cfg.reference_pool), base)
     POOL.prewarm("candidate", cfg.device, _limits(cfg), cfg.pool_size or cfg.max_parallel, base)
 
 
