@@ -417,12 +417,11 @@ def _verify_config(device: str, jobs: int, problems: int = 1):
     from .data.build import CPU_SIZES
 
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
+    pool = dict(pool=True, pool_size=jobs, max_parallel=jobs, reference_pool=min(problems, jobs))
     if dev == "cpu":  # the interpreter: one trial at small sizes plus the two perturbed ones, no timing
-        return VerifyConfig(device="cpu", pool=True, pool_size=jobs, trials=1, measure=False, max_parallel=jobs,
-                            reference_pool=min(problems, jobs), **CPU_SIZES)
+        return VerifyConfig(device="cpu", trials=1, measure=False, **pool, **CPU_SIZES)
     # GPU: speedup over eager is the plan reward; torch.compile's time is not needed for it
-    return VerifyConfig(device="cuda", pool=True, pool_size=jobs, max_parallel=jobs, compile_baseline=False,
-                        reference_pool=min(problems, jobs))
+    return VerifyConfig(device="cuda", compile_baseline=False, **pool)
 
 
 def _pin_verifier_gpu(local_rank: int) -> None:

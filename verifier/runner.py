@@ -94,17 +94,18 @@ def _gpu_lock(shared: bool = False, device: str = "cuda"):
 
     Correctness phases (compiles, short runs) hold it shared and overlap; a timing phase holds it
     exclusively, so nothing else runs on the GPU while a kernel or a baseline is timed. On CPU
-    there is nothing to protect."""
+    there is nothing to protect. Yields the seconds spent waiting for it."""
     if device != "cuda":
-        yield
+        yield 0.0
         return
     dev = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0] or "0"
     d = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tritonrl"
     d.mkdir(parents=True, exist_ok=True)
     with open(d / f"gpu{dev}.lock", "w") as f:
+        t0 = time.monotonic()
         fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
-            yield
+            yield time.monotonic() - t0
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
 
@@ -126,12 +127,16 @@ def _limits(cfg: VerifyConfig) -> sandbox.Limits:
     return sandbox.Limits(timeout_s=cfg.timeout_s, memory_bytes=cfg.memory_bytes)
 
 
+def _pool_size(kind: str, cfg: VerifyConfig) -> int:
+    """Warm workers of this kind the pool keeps for `cfg`."""
+    return (cfg.pool_size or cfg.max_parallel) if kind == "candidate" else max(1, cfg.reference_pool)
+
+
 def _worker(kind: str, cfg: VerifyConfig) -> Worker:
     """A fresh sandboxed worker: from the warm pool when enabled, else started now."""
     base = os.environ.get("TRITONRL_TMPDIR")
     if cfg.pool:
-        size = (cfg.pool_size or cfg.max_parallel) if kind == "candidate" else max(1, cfg.reference_pool)
-        return POOL.get(kind, cfg.device, _limits(cfg), size, base)
+        return POOL.get(kind, cfg.device, _limits(cfg), _pool_size(kind, cfg), base)
     return spawn(kind, cfg.device, _limits(cfg), base)
 
 
@@ -139,8 +144,8 @@ def prewarm(config: VerifyConfig | None = None) -> None:
     """Fill the warm pool for this config now (servers and benchmarks call it before the first job)."""
     cfg = (config or VerifyConfig(pool=True)).resolved()
     base = os.environ.get("TRITONRL_TMPDIR")
-    POOL.prewarm("reference", cfg.device, _limits(cfg), max(1, cfg.reference_pool), base)
-    POOL.prewarm("candidate", cfg.device, _limits(cfg), cfg.pool_size or cfg.max_parallel, base)
+    for kind in ("reference", "candidate"):
+        POOL.prewarm(kind, cfg.device, _limits(cfg), _pool_size(kind, cfg), base)
 
 
 def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
@@ -298,13 +303,10 @@ def _performance(v: Verdict, timing: dict, ref: Reference, cfg: VerifyConfig) ->
 def _sandbox_phases(result: dict) -> dict[str, float]:
     """The sandbox's own clock readings (import, first trial), kept only when they are plain numbers:
     diagnostics from inside the sandbox, never part of a verdict's judgement."""
-    def num(x):
-        return round(float(x), 3) if isinstance(x, (int, float)) and 0 <= x < 1e6 else None
-
-    trials = result.get("trials") if isinstance(result, dict) else None
+    trials = result.get("trials")
     first = trials[0].get("s") if isinstance(trials, list) and trials and isinstance(trials[0], dict) else None
-    out = {"import": num(result.get("import_s")) if isinstance(result, dict) else None, "first_trial": num(first)}
-    return {k: x for k, x in out.items() if x is not None}
+    out = {"import": result.get("import_s"), "first_trial": first}
+    return {k: round(float(x), 3) for k, x in out.items() if isinstance(x, (int, float)) and 0 <= x < 1e6}
 
 
 def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.SimpleQueue[Worker]",
@@ -331,8 +333,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
     v = Verdict(device=cfg.device, isolation=w.isolation)
     timed = cfg.device == "cuda" and cfg.measure and bool(ref.timing)
     d = w.work
-    t0 = time.monotonic()
-    with _gpu_lock(shared=True, device=cfg.device):  # the job starts only when no timing phase runs
+    with _gpu_lock(shared=True, device=cfg.device) as lock_s:  # the job starts only when no timing phase runs
         t1 = time.monotonic()
         note("correctness")
         w.dispatch(json.dumps({"device": cfg.device, "time": timed}), files={"candidate.py": src},
@@ -340,7 +341,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
         msg = w.wait_message(cfg.timeout_s) if timed else None
         ready = msg == b"R"
         res = None if ready else w.finish(cfg.timeout_s)
-    v.phases_s = {"lock": round(t1 - t0, 3), "correctness": round(time.monotonic() - t1, 3)}
+    v.phases_s = {"lock": round(lock_s, 3), "correctness": round(time.monotonic() - t1, 3)}
     result = None
     if (d / "correct.pt").exists():
         try:
@@ -364,12 +365,11 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
             v.ok, v.stage = True, "done"
         return v
     note("timing")
-    t0 = time.monotonic()
-    with _gpu_lock():
+    with _gpu_lock() as lock_s:
         t1 = time.monotonic()
         w.send(b"G")
         res = w.finish(cfg.timeout_s)
-    v.phases_s.update(timing_lock=round(t1 - t0, 3), timing=round(time.monotonic() - t1, 3))
+    v.phases_s.update(timing_lock=round(lock_s, 3), timing=round(time.monotonic() - t1, 3))
     tfile = d / "timing.json"
     if not tfile.exists():
         _sandbox_failure(v, res)
