@@ -51,6 +51,31 @@ def test_corpus_honest_and_cheats_on_gpu():
         assert not v.ok, (p.name, v.summary())
 
 
+def test_baseline_is_timed_once_and_only_when_a_candidate_needs_it():
+    """The reference worker writes its outputs and waits; the eager and torch.compile baselines are timed
+    when the first candidate passes correctness, once per problem, and never when none passes."""
+    import hashlib
+
+    from verifier.runner import _TIMING_CACHE
+
+    problem = PROBLEM.replace("n = 1 << 24", "n = (1 << 22) + 7")
+    key = hashlib.sha256(f"{problem}|cuda".encode()).hexdigest()
+    wrong = HONEST.replace("tl.maximum(x, 0.0)", "tl.maximum(x, 1.0)")
+    assert wrong != HONEST
+    rejected = verify_batch(problem, [wrong, wrong], device="cuda")
+    assert not any(v.ok for v in rejected) and {v.stage for v in rejected} == {"correctness"}
+    assert not any(k.startswith("ref_") for v in rejected for k in v.phases_s)
+    assert key not in _TIMING_CACHE  # nothing was timed for this problem
+    vs = verify_batch(problem, [HONEST, HONEST, wrong], device="cuda")
+    assert vs[0].ok and vs[1].ok and not vs[2].ok, [v.summary() for v in vs]
+    assert sum("ref_timing" in v.phases_s for v in vs) == 1, [v.phases_s for v in vs]
+    assert vs[0].ref_eager_ms == vs[1].ref_eager_ms > 0 and vs[0].ref_compile_ms and vs[0].speedup > 0
+    assert _TIMING_CACHE[key]["eager_ms"] == vs[0].ref_eager_ms
+    again = verify(problem, HONEST, device="cuda")  # cached: the worker ends after its outputs
+    assert again.ok and again.ref_eager_ms == vs[0].ref_eager_ms
+    assert not any(k.startswith("ref_") for k in again.phases_s)
+
+
 def test_work_skipped_on_repeated_inputs_fails_timing():
     """A cache keyed on the input's address passes correctness (fresh inputs every trial) but skips
     the kernel when the timing loop repeats its inputs: the synchronised re-timing catches it."""

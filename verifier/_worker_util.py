@@ -57,7 +57,8 @@ def shapes_of(xs) -> list:
 class Control:
     """The handshake with the supervisor over two inherited pipe fds (spec in TRITONRL_CONTROL).
 
-    worker -> supervisor: W (warm: imports done, waiting for a job), R (correctness done, ready to time)
+    worker -> supervisor: W (warm: imports done, waiting for a job), O (the reference's outputs are
+    written: candidates can start), R (correctness done, ready to time)
     supervisor -> worker: J (job.json is in place), G (the GPU is yours: time now), S (stop)
     """
 
@@ -70,6 +71,10 @@ class Control:
             return True
         os.write(self.ready_fd, msg)
         return os.read(self.go_fd, 1) == yes
+
+    def outputs_ready(self) -> None:
+        if self.ready_fd is not None:
+            os.write(self.ready_fd, b"O")
 
     def wait_for_job(self) -> bool:
         return self._ask(b"W", b"J")

@@ -15,6 +15,7 @@ import logging
 import os
 import queue
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -115,12 +116,27 @@ _TIMING_CACHE: dict[str, dict] = {}
 
 @dataclass
 class Reference:
-    """The reference worker's products, kept outside every candidate's reach."""
+    """The reference worker's products, kept outside every candidate's reach.
+
+    On a GPU the worker stays alive after writing its outputs, holding the baseline: it is timed
+    (`ensure_reference_timing`) only once a candidate has passed correctness and needs a speedup."""
 
     worker: Worker
     outputs: list
     shapes: list
     timing: dict
+    key: str = ""
+    pending: bool = False           # the baseline is still to be timed by this worker
+    warmed: threading.Thread | None = None  # watches the worker's torch.compile warm-up (message R)
+    ready_msg: bytes | None = None
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+    def close(self) -> None:
+        self.outputs = []
+        self.worker.box.kill()
+        if self.warmed is not None:
+            self.warmed.join()  # returns within 0.2 s of the kill: its pipe is read before it is closed
+        self.worker.close()
 
 
 def _limits(cfg: VerifyConfig) -> sandbox.Limits:
@@ -163,29 +179,61 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})
         msg = w.wait_message(cfg.timeout_s)
-    if msg == b"R":
-        with _gpu_lock():
-            w.send(b"G")
-            res = w.finish(cfg.timeout_s)
-    else:
-        res = w.finish(0 if msg is None and w.alive() else cfg.timeout_s)
+    # O: outputs written, the worker waits to time the baseline; otherwise it has ended (or hangs: killed)
+    res = None if msg == b"O" else w.finish(0 if msg is None and w.alive() else cfg.timeout_s)
     d = w.work
-    ref = Reference(w, [], [], {})
+    ref = Reference(w, [], [], {}, key=key)
     if (d / "error.json").exists():
         err = json.loads((d / "error.json").read_text())
         w.close()
         raise ProblemError(f"the problem does not run: {err['type']}: {err['message']}")
-    if not (d / "done.json").exists():
-        why = "timed out" if res.timed_out else "ran out of memory" if res.memory_exceeded else \
-            f"exited with {res.signal_name or res.returncode}"
+    if not (msg == b"O" or (d / "done.json").exists()) or not (d / "shapes.json").exists():
+        why = "sent an unexpected message" if res is None else "timed out" if res.timed_out else \
+            "ran out of memory" if res.memory_exceeded else f"exited with {res.signal_name or res.returncode}"
+        tail = "" if res is None else res.stderr_tail[-2000:]
         w.close()
-        raise ProblemError(f"the reference worker {why}: {res.stderr_tail[-2000:]}")
+        raise ProblemError(f"the reference worker {why}: {tail}")
     ref.outputs = torch.load(d / "ref_outputs.pt", weights_only=True, mmap=True)
     ref.shapes = json.loads((d / "shapes.json").read_text())
-    if want_timing and (d / "timing.json").exists():
-        _TIMING_CACHE[key] = json.loads((d / "timing.json").read_text())
     ref.timing = _TIMING_CACHE.get(key, {})
+    if msg == b"O":
+        ref.pending = True
+        ref.warmed = threading.Thread(target=_await_warm_up, args=(ref, cfg), daemon=True)
+        ref.warmed.start()
     return ref
+
+
+def _await_warm_up(ref: Reference, cfg: VerifyConfig) -> None:
+    """Hold the GPU shared while the reference compiles its torch.compile baseline: that GPU work must
+    not overlap another kernel's timing phase. Ends at the worker's R (ready to time) or its death."""
+    with _gpu_lock(shared=True, device=cfg.device):
+        ref.ready_msg = ref.worker.wait_message(cfg.timeout_s)
+
+
+def ensure_reference_timing(ref: Reference, cfg: VerifyConfig) -> dict[str, float]:
+    """Time the baseline (eager, torch.compile) once, the first time a candidate of this batch needs it.
+
+    Returns the seconds this call spent, for the asking candidate's `phases_s`; afterwards
+    `ref.timing` holds the baseline (empty when it could not be timed: candidates then get no speedup)."""
+    with ref.lock:
+        if not ref.pending:
+            return {}
+        ref.pending = False
+        t0 = time.monotonic()
+        if ref.warmed is not None:
+            ref.warmed.join(cfg.timeout_s)
+        out = {"ref_warm_up": round(time.monotonic() - t0, 3)}
+        if ref.ready_msg == b"R":
+            with _gpu_lock() as lock_s:
+                t1 = time.monotonic()
+                ref.worker.send(b"G")
+                ref.worker.finish(cfg.timeout_s)
+            out.update(ref_timing_lock=round(lock_s, 3), ref_timing=round(time.monotonic() - t1, 3))
+            tfile = ref.worker.work / "timing.json"
+            if tfile.exists():
+                _TIMING_CACHE[ref.key] = json.loads(tfile.read_text())
+        ref.timing = _TIMING_CACHE.get(ref.key, {})
+        return out
 
 
 def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
@@ -331,7 +379,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
     import torch
 
     v = Verdict(device=cfg.device, isolation=w.isolation)
-    timed = cfg.device == "cuda" and cfg.measure and bool(ref.timing)
+    timed = cfg.device == "cuda" and cfg.measure and (bool(ref.timing) or ref.pending)
     d = w.work
     with _gpu_lock(shared=True, device=cfg.device) as lock_s:  # the job starts only when no timing phase runs
         t1 = time.monotonic()
@@ -358,6 +406,9 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
         return v
     v.phases_s.update(_sandbox_phases(result))
     _judge(v, result, ref, cfg)
+    if timed and not v.reasons:  # the first correct candidate has the baseline timed; the others wait for it
+        v.phases_s.update(ensure_reference_timing(ref, cfg))
+        timed = bool(ref.timing)
     if v.reasons or not timed:
         if ready:
             w.send(b"S")
@@ -442,8 +493,7 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             while not started.empty():
                 started.get().close()
             if ref is not None:
-                ref.outputs = []
-                ref.worker.close()
+                ref.close()
     else:
         parse_problem(problem_src)
     elapsed = time.monotonic() - t0
