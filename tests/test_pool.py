@@ -79,6 +79,29 @@ def test_gpu_lock_is_reader_writer(tmp_path, monkeypatch):
     assert events[-1] == "writer"
 
 
+def test_gpu_lock_lets_a_waiting_writer_in_before_new_readers(tmp_path, monkeypatch):
+    """Readers that keep overlapping must not starve a timing phase: once a writer waits, a new reader
+    queues behind it (without the turnstile flock hands the lock to the reader, every time)."""
+    import threading
+    import time
+
+    from verifier.runner import _gpu_lock
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    events = []
+    with _gpu_lock(shared=True):
+        writer = threading.Thread(target=lambda: (_gpu_lock_hold(), events.append("writer")))
+        writer.start()
+        time.sleep(0.3)
+        reader = threading.Thread(target=lambda: events.append("reader" if _try(shared=True) else None))
+        reader.start()
+        time.sleep(0.3)
+        assert events == []  # the new reader waits behind the writer, the writer behind the first reader
+    writer.join(5)
+    reader.join(5)
+    assert events == ["writer", "reader"]
+
+
 def _try(shared):
     from verifier.runner import _gpu_lock
 

@@ -95,16 +95,25 @@ def _gpu_lock(shared: bool = False, device: str = "cuda"):
 
     Correctness phases (compiles, short runs) hold it shared and overlap; a timing phase holds it
     exclusively, so nothing else runs on the GPU while a kernel or a baseline is timed. On CPU
-    there is nothing to protect. Yields the seconds spent waiting for it."""
+    there is nothing to protect. Yields the seconds spent waiting for it.
+
+    Writers go first: everyone passes a turnstile (a second lock file) on the way in, and a timing
+    phase keeps it closed while it waits. flock alone never hands the lock to a writer while shared
+    holders keep overlapping, and a busy verifier (12 candidates compiling at once) always overlaps:
+    a timing phase waited there for minutes."""
     if device != "cuda":
         yield 0.0
         return
     dev = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0] or "0"
     d = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tritonrl"
     d.mkdir(parents=True, exist_ok=True)
-    with open(d / f"gpu{dev}.lock", "w") as f:
+    with open(d / f"gpu{dev}.gate", "w") as gate, open(d / f"gpu{dev}.lock", "w") as f:
         t0 = time.monotonic()
-        fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        finally:
+            fcntl.flock(gate, fcntl.LOCK_UN)
         try:
             yield time.monotonic() - t0
         finally:
