@@ -62,16 +62,16 @@ def test_baseline_is_timed_once_and_only_when_a_candidate_needs_it():
     key = hashlib.sha256(f"{problem}|cuda".encode()).hexdigest()
     wrong = HONEST.replace("tl.maximum(x, 0.0)", "tl.maximum(x, 1.0)")
     assert wrong != HONEST
-    rejected = verify_batch(problem, [wrong, wrong], device="cuda")
+    rejected = verify_batch(problem, [wrong, wrong], device="cuda", lazy_baseline=True)
     assert not any(v.ok for v in rejected) and {v.stage for v in rejected} == {"correctness"}
     assert not any(k.startswith("ref_") for v in rejected for k in v.phases_s)
     assert key not in _TIMING_CACHE  # nothing was timed for this problem
-    vs = verify_batch(problem, [HONEST, HONEST, wrong], device="cuda")
+    vs = verify_batch(problem, [HONEST, HONEST, wrong], device="cuda", lazy_baseline=True)
     assert vs[0].ok and vs[1].ok and not vs[2].ok, [v.summary() for v in vs]
     assert sum("ref_timing" in v.phases_s for v in vs) == 1, [v.phases_s for v in vs]
     assert vs[0].ref_eager_ms == vs[1].ref_eager_ms > 0 and vs[0].ref_compile_ms and vs[0].speedup > 0
     assert _TIMING_CACHE[key]["eager_ms"] == vs[0].ref_eager_ms
-    again = verify(problem, HONEST, device="cuda")  # cached: the worker ends after its outputs
+    again = verify(problem, HONEST, device="cuda", lazy_baseline=True)  # cached: the worker ends after its outputs
     assert again.ok and again.ref_eager_ms == vs[0].ref_eager_ms
     assert not any(k.startswith("ref_") for k in again.phases_s)
 

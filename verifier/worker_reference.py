@@ -196,10 +196,11 @@ def main(job_path: str) -> int:
     torch.save(ref_side, "ref_outputs.pt")
     write_json("shapes.json", shapes)
     if device == "cuda" and job.get("time"):
-        # Candidates start now. The baseline is timed only when one of them passes correctness and needs
-        # a speedup; its torch.compile warm-up runs meanwhile, beside their compiles.
+        # Lazy: candidates start now. The baseline is timed only when one of them passes correctness and
+        # needs a speedup; its torch.compile warm-up runs meanwhile, beside their compiles.
         ctl = Control()
-        ctl.outputs_ready()
+        if job.get("lazy"):
+            ctl.outputs_ready()
         timing = {}
         compiled = None
         try:
