@@ -215,3 +215,32 @@ def test_hostile_candidates_get_sandbox_verdicts(body, rule):
     v = verify(PROBLEM.read_text(), hostile_candidate(body), static_checks=False, timeout_s=20,
                memory_bytes=2 << 30, trials=1, perturb=0)
     assert not v.ok and v.stage == "sandbox" and v.reasons[0].rule == rule, v.summary()
+
+
+def test_torch_compute_hidden_in_the_launch_path_is_caught_at_runtime():
+    """A grid callable runs inside Triton's launch path: torch compute there (here writing the answer while
+    the kernel stores nothing) is logged like any other op, not excused as the interpreter's own work.
+    Static rules reject it first; with them off the launch layer must still fail it."""
+    src = textwrap.dedent("""
+        import torch, torch.nn as nn, triton, triton.language as tl
+
+        @triton.jit
+        def k(x, y, n, B: tl.constexpr):
+            o = tl.program_id(0) * B + tl.arange(0, B)
+            tl.store(y + o, tl.load(x + o, mask=o < 0), mask=o < 0)
+
+        def grid_of(x, y):
+            def g(meta):
+                y.copy_(x * (x > 0))
+                return (1,)
+            return g
+
+        class ModelNew(nn.Module):
+            def forward(self, x):
+                y = torch.empty_like(x)
+                k[grid_of(x, y)](x, y, x.numel(), B=256)
+                return y
+    """)
+    v = verify(PROBLEM.read_text(), src, static_checks=False, trials=1, perturb=0, ordered=False)
+    assert not v.ok and v.stage == "launch" and v.rules == ["runtime-torch-compute"], v.summary()
+    assert "aten.mul" in v.reasons[0].message

@@ -4,7 +4,7 @@ Everything this process reports is evidence, not a verdict: the supervisor outsi
 loads the outputs with `weights_only=True` (plain tensors only) and compares them itself.
 Trusted hooks are installed before the candidate is imported: a recorder on Triton's launch path
 (which kernels ran, with which grid) and a dispatch mode that logs every ATen op that forward
-runs outside a Triton launch.
+runs, apart from allocation and views (and, inside a launch, the interpreter's own write-back).
 Usage (inside the sandbox): python -m verifier.worker_candidate JOB.json
 """
 from __future__ import annotations
@@ -34,9 +34,15 @@ ALLOWED_OPS = {
 }
 
 
+# ATen ops Triton's interpreter runs itself inside a launch (it writes results back into the arguments'
+# storage). Every other op is logged inside a launch too: the launch path runs candidate code (a grid
+# callable, an argument's data_ptr()), and compute hidden there is still torch, not Triton.
+LAUNCH_OPS = {"set_"}
+
+
 class _State:
     active = False      # inside a forward call we are checking
-    in_launch = 0       # inside Triton's launch path (the interpreter copies tensors itself)
+    in_launch = 0       # inside Triton's launch path
     launches: list = []
     ops: set = set()
 
@@ -83,9 +89,9 @@ def _install_launch_recorder() -> None:
 
 class _OpLog(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if S.active and not S.in_launch:
+        if S.active:
             name = func.overloadpacket.__name__
-            if name not in ALLOWED_OPS:
+            if name not in ALLOWED_OPS and not (S.in_launch and name in LAUNCH_OPS):
                 S.ops.add(name)
         return func(*args, **(kwargs or {}))
 
