@@ -235,7 +235,7 @@ def test_cli_writes_jsonl_and_rejects_bad_arguments(tmp_path, capsys):
     assert "--refresh needs a corpus" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name,n,seed", [("corpus_tiny.jsonl", 112, 1), ("corpus.jsonl", 1200, 0)])
+@pytest.mark.parametrize("name,n,seed", [("corpus_tiny.jsonl", 112, 1), ("corpus.jsonl", 3000, 0)])
 def test_committed_corpus(name, n, seed):
     path = ROOT / "data" / name
     if not path.exists():
