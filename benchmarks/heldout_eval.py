@@ -1,7 +1,16 @@
 """Held-out correct rate of a checkpoint on a GRPO run's held-out split, exactly as `training.rl` measures it.
 
-    python benchmarks/heldout_eval.py --prompts RUN/prompts.jsonl --model CKPT [--n 4] [--seed 0] \
+    python benchmarks/heldout_eval.py --model CKPT [--prompts RUN/prompts.jsonl] [--n 4] [--seed 0] \
         [--max-new-tokens 1024] [--temperature 1.0] [--jobs 14] [--device auto] [--out FILE.json]
+
+--prompts defaults to benchmarks/rl_prompts_h200.jsonl: the prompt set of benchmarks/rl_h200_call.sh's runs
+(`build_prompt_set(400, 32, 7001)`, the SFT corpora excluded, the novelty guard on), committed so that the
+held-out split, the development set for choosing among SFT runs, cannot move. Its 32 held-out problems are
+those of RL attempts 7 and 8. Rebuilt with:
+
+    python -c "import json; from training.rl import build_prompt_set, sft_problems; from training.sft import CONFIGS; \
+      rows = build_prompt_set(400, 32, 7001, None, sft_problems(sorted({p for c in CONFIGS.values() for p in c['data']})), \
+      '../shared/kernelbench'); open('benchmarks/rl_prompts_h200.jsonl', 'w').write(''.join(json.dumps(r) + '\\n' for r in rows))"
 
 Same sampler (one seed per sample: `training.rl.evaluate_heldout`) and the same correctness-only verdicts as
 the trainer's before/after evaluation with `eval_measure: false`, so a checkpoint saved by a run that was
@@ -21,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--prompts", required=True, help="a run's prompts.jsonl (its rows with split 'heldout')")
+    ap.add_argument("--prompts", default=str(Path(__file__).with_name("rl_prompts_h200.jsonl")),
+                    help="a run's prompts.jsonl (its rows with split 'heldout'); default: the committed H200 prompt set")
     ap.add_argument("--model", required=True)
     ap.add_argument("--n", type=int, default=4)
     ap.add_argument("--seed", type=int, default=0, help="the run's eval_seed")

@@ -18,7 +18,8 @@
 #          (default 64), LR learning rate (default 1e-4)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
 #   PROMPTS a prompts.jsonl built beforehand (by build_prompt_set with the same config, e.g. on a CPU machine):
-#          copied into each run directory, so the run skips building it (about a minute of the call)
+#          copied into each run directory, so the run skips building it (about a minute of the call);
+#          benchmarks/rl_prompts_h200.jsonl is the committed one for HELDOUT=32 (see benchmarks/heldout_eval.py)
 set -u
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }; log() { echo "[$(el)s] $*"; }
 L=/dev/shm/logs; mkdir -p $L

@@ -262,3 +262,14 @@ def test_every_dot_is_fp32_accurate_on_a_gpu():
 
     dots = [call for s in generate(300, seed=0) for call in re.findall(r"tl\.dot\(([^\n]*)\)", s.candidate)]
     assert dots and all('input_precision="tf32x3"' in c or 'input_precision="ieee"' in c for c in dots), dots[:3]
+
+
+def test_the_committed_rl_prompt_set_never_overlaps_the_sft_corpora():
+    """benchmarks/rl_prompts_h200.jsonl holds the development set (its held-out split) that SFT runs are chosen
+    on: growing a corpus must never put one of its problems into SFT data."""
+    prompts = [json.loads(x) for x in (ROOT / "benchmarks" / "rl_prompts_h200.jsonl").read_text().splitlines()]
+    held = [r for r in prompts if r["split"] == "heldout"]
+    assert len(held) == 32 and len(prompts) == 432
+    sft = {json.loads(x)["problem"] for name in ("corpus.jsonl", "corpus_tiny.jsonl")
+           for x in (ROOT / "data" / name).read_text().splitlines() if x.strip()}
+    assert not [r["pid"] for r in held if r["problem"] in sft]

@@ -76,6 +76,13 @@ def test_baseline_is_timed_once_and_only_when_a_candidate_needs_it():
     assert not any(k.startswith("ref_") for k in again.phases_s)
 
 
+def test_an_autotuned_candidate_verifies_on_gpu():
+    """@triton.autotune times its configs inside the first forward call (Triton's do_bench: events, a cache
+    buffer zeroed); none of that may read as torch compute outside Triton."""
+    v = verify(PROBLEM, (CORPUS / "honest" / "relu__autotuned.py").read_text(), device="cuda")
+    assert v.ok and v.speedup > 0, v.summary()
+
+
 def test_work_skipped_on_repeated_inputs_fails_timing():
     """A cache keyed on the input's address passes correctness (fresh inputs every trial) but skips
     the kernel when the timing loop repeats its inputs: the synchronised re-timing catches it."""

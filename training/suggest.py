@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from verifier import Verdict, VerifyConfig, verify_batch
+from verifier import ReferenceRun, Verdict, VerifyConfig, verify_batch
 
 from . import prompts
 from .backends import Backend, GenerationConfig
@@ -76,15 +76,23 @@ def run_problem(problem: str, backend: Backend, n: int = 4, turns: int = 2, gen:
     res = SuggestResult(problem=problem, model_id=getattr(backend, "model_id", "?"))
     conv = prompts.build_messages(problem, getattr(backend, "prompt_form", prompts.PROMPT_FORM))
     for turn in range(turns):
-        progress("generating", {"turn": turn + 1, "n": n})
-        comps = backend.generate([conv], gen)[0]
-        parsed = [prompts.parse_response(c.text, truncated=c.truncated) for c in comps]
-        todo = [i for i, p in enumerate(parsed) if p.ok]
-        progress("verifying", {"turn": turn + 1, "n": len(todo), "parse_failed": len(parsed) - len(todo)})
-        def candidate(k: int, phase: str, turn: int = turn + 1, n_todo: int = len(todo)) -> None:
-            progress("candidate", {"turn": turn, "i": k + 1, "n": n_todo, "phase": phase})
+        # the problem's reference runs in its sandbox while the model writes this turn's candidates (fresh
+        # inputs each turn); the verifier holds it back where running it now would skew a GPU timing
+        ahead = ReferenceRun(problem, verify_cfg)
+        try:
+            progress("generating", {"turn": turn + 1, "n": n})
+            comps = backend.generate([conv], gen)[0]
+            parsed = [prompts.parse_response(c.text, truncated=c.truncated) for c in comps]
+            todo = [i for i, p in enumerate(parsed) if p.ok]
+            progress("verifying", {"turn": turn + 1, "n": len(todo), "parse_failed": len(parsed) - len(todo)})
 
-        verdicts = verify_batch(problem, [parsed[i].code for i in todo], verify_cfg, progress=candidate) if todo else []
+            def candidate(k: int, phase: str, turn: int = turn + 1, n_todo: int = len(todo)) -> None:
+                progress("candidate", {"turn": turn, "i": k + 1, "n": n_todo, "phase": phase})
+
+            verdicts = verify_batch(problem, [parsed[i].code for i in todo], verify_cfg, progress=candidate,
+                                    reference=ahead) if todo else []
+        finally:
+            ahead.close()
         by_index = dict(zip(todo, verdicts))
         turn_cands = [Candidate(turn + 1, c.text, c.prompt, p.code,
                                 by_index.get(i) or prompts.parse_failure_verdict(p))

@@ -4,11 +4,11 @@ Depends on nothing else in the repository. `verify(problem_src, candidate_src) -
 """
 from .verdict import Finding, Verdict, STAGES
 
-__all__ = ["Finding", "Verdict", "STAGES", "verify", "verify_batch", "VerifyConfig"]
+__all__ = ["Finding", "Verdict", "STAGES", "verify", "verify_batch", "VerifyConfig", "ReferenceRun"]
 
 
 def __getattr__(name):  # lazy: importing the package must not import torch
-    if name in ("verify", "verify_batch", "VerifyConfig"):
+    if name in ("verify", "verify_batch", "VerifyConfig", "ReferenceRun"):
         from . import runner
 
         return getattr(runner, name)

@@ -253,6 +253,59 @@ def ensure_reference_timing(ref: Reference, cfg: VerifyConfig) -> dict[str, floa
         return out
 
 
+# reference runs started ahead of their candidates (`ReferenceRun`) run here
+_AHEAD = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tritonrl-reference")
+
+
+class ReferenceRun:
+    """A problem's reference run, started before its candidates exist (while a model writes them).
+
+    Pass it to `verify_batch(..., reference=run)`, which waits for it instead of running its own; close
+    it when done (it may serve several batches). It starts at once unless it would time the GPU
+    baseline right away (eager baseline timing): a baseline timed while a model generates on the same
+    GPU would be slow and inflate every speedup, so that one starts when first needed."""
+
+    def __init__(self, problem_src: str, config: VerifyConfig | None = None, **overrides):
+        self.problem_src = problem_src
+        self.cfg = dataclasses.replace(config or VerifyConfig(), **overrides).resolved()
+        self._lock = threading.Lock()
+        self._ref: Reference | None = None
+        self._closed = False
+        self._fut = _AHEAD.submit(prepare_reference, problem_src, self.cfg) if _runs_ahead(self.cfg) else None
+
+    @property
+    def started(self) -> bool:
+        """Whether it runs ahead (False: it starts when `result` is first called)."""
+        return self._fut is not None
+
+    def result(self) -> Reference:
+        """The reference, waiting for it; raises ProblemError when the problem does not run."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this reference run is closed")
+            if self._ref is None:
+                self._ref = self._fut.result() if self._fut is not None else prepare_reference(self.problem_src,
+                                                                                               self.cfg)
+            return self._ref
+
+    def close(self) -> None:
+        """Free its sandbox now, or as soon as a run still in progress ends (without waiting for it)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._ref is not None:
+                self._ref.close()
+            elif self._fut is not None and not self._fut.cancel():
+                self._fut.add_done_callback(lambda f: f.exception() is None and f.result().close())
+
+
+def _runs_ahead(cfg: VerifyConfig) -> bool:
+    """Whether a reference run may start before its candidates: not when it would time the GPU baseline
+    at once (eager timing), beside whatever else the caller runs on the GPU meanwhile."""
+    return not (cfg.device == "cuda" and cfg.measure and not cfg.lazy_baseline)
+
+
 def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
     err = res.stderr_tail
     if res.timed_out:
@@ -455,8 +508,12 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
 
 
 def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig | None = None,
-                 progress: Callable[[int, str], None] | None = None, **overrides) -> list[Verdict]:
+                 progress: Callable[[int, str], None] | None = None, reference: ReferenceRun | None = None,
+                 **overrides) -> list[Verdict]:
     """Verify many candidates of one problem: one reference run, candidates in parallel sandboxes.
+
+    `reference`: a `ReferenceRun` of this problem started earlier (it stays open: its owner closes it);
+    without it the batch runs its own.
 
     `progress(i, phase)` is told where candidate i is: "correctness" (compiling and checking it on
     fresh inputs and other shapes), "timing", then "verified" or "rejected: <stage>". It is called
@@ -471,6 +528,8 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
                 logging.getLogger(__name__).exception("verify_batch progress callback")
 
     cfg = dataclasses.replace(config or VerifyConfig(), **overrides).resolved()
+    if reference is not None and (reference.problem_src != problem_src or reference.cfg.device != cfg.device):
+        raise ValueError("the reference run is of another problem or device")
     t0 = time.monotonic()
     verdicts: list[Verdict | None] = [None] * len(candidates)
     todo = []
@@ -497,7 +556,7 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
         ref = None
         try:
             t_ref = time.monotonic()
-            ref = prepare_reference(problem_src, cfg)
+            ref = reference.result() if reference is not None else prepare_reference(problem_src, cfg)
             t_ref = round(time.monotonic() - t_ref, 3)
             with ThreadPoolExecutor(max_workers=min(cfg.max_parallel, len(todo))) as pool:
                 futs = {i: pool.submit(_run_candidate, candidates[i], ref, cfg, started,
@@ -509,7 +568,7 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
         finally:
             while not started.empty():
                 started.get().close()
-            if ref is not None:
+            if ref is not None and reference is None:
                 ref.close()
     else:
         parse_problem(problem_src)

@@ -1,0 +1,68 @@
+"""A problem's reference run started ahead of its candidates (`ReferenceRun`): what the language server and
+`training.eval` do while the model writes the candidates."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import CORPUS, ROOT
+from verifier import ReferenceRun, VerifyConfig, verify_batch
+from verifier.problem import ProblemError
+
+PROBLEM = (CORPUS / "problems" / "relu.py").read_text()
+HONEST = (ROOT / "examples" / "relu_candidate.py").read_text()
+WRONG = HONEST.replace("tl.maximum(x, 0.0)", "tl.maximum(x, 1.0)")
+CFG = VerifyConfig(device="cpu", trials=1, perturb=1)
+
+
+def test_a_reference_run_serves_batches_until_its_owner_closes_it():
+    assert WRONG != HONEST
+    run = ReferenceRun(PROBLEM, CFG)
+    assert run.started  # on a CPU nothing is timed: it runs at once
+    vs = verify_batch(PROBLEM, [HONEST, WRONG], CFG, reference=run)
+    assert [v.ok for v in vs] == [True, False] and vs[1].stage == "correctness", [v.summary() for v in vs]
+    ref = run.result()
+    assert not ref.worker.closed and ref.worker.work.is_dir()  # the batch leaves it to its owner
+    again = verify_batch(PROBLEM, [HONEST], CFG, reference=run)
+    assert again[0].ok and again[0].shapes == vs[0].shapes
+    run.close()
+    assert ref.worker.closed and not ref.worker.dir.exists()
+    with pytest.raises(RuntimeError):
+        run.result()
+    other = ReferenceRun(PROBLEM, CFG)
+    with pytest.raises(ValueError):  # another problem's reference is never used
+        verify_batch(PROBLEM.replace("relu", "relu "), [HONEST], CFG, reference=other)
+    other.close()
+
+
+def test_a_broken_problem_fails_where_the_batch_would_have_failed():
+    broken = PROBLEM.replace("def get_inputs():\n", "def get_inputs():\n    raise ValueError('no inputs here')\n")
+    assert broken != PROBLEM
+    run = ReferenceRun(broken, CFG)
+    with pytest.raises(ProblemError, match="no inputs here"):
+        verify_batch(broken, [HONEST], CFG, reference=run)
+    run.close()
+
+
+def test_closing_a_run_still_in_progress_frees_its_sandbox_when_it_ends():
+    import time
+
+    run = ReferenceRun(PROBLEM, CFG)
+    fut = run._fut
+    while not (fut.running() or fut.done()):  # (closed before it starts, it never starts)
+        time.sleep(0.01)
+    run.close()  # returns at once; the sandbox goes when the run ends
+    ref = fut.result(timeout=120)
+    deadline = time.monotonic() + 10
+    while not ref.worker.closed and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ref.worker.closed
+
+
+def test_an_eager_gpu_baseline_is_not_timed_while_a_model_generates():
+    """A baseline timed beside the model's generation on the same GPU would be slow (and every speedup
+    inflated): with eager baseline timing the run waits to be asked for; lazy timing or no timing runs ahead."""
+    from verifier.runner import VerifyConfig as C, _runs_ahead
+
+    assert not _runs_ahead(C(device="cuda"))
+    assert _runs_ahead(C(device="cuda", lazy_baseline=True)) and _runs_ahead(C(device="cuda", measure=False))
+    assert _runs_ahead(C(device="cpu"))
