@@ -210,14 +210,20 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
         raise ProblemError(f"the reference worker {why}: {tail}")
     ref.outputs = torch.load(d / "ref_outputs.pt", weights_only=True, mmap=True)
     ref.shapes = json.loads((d / "shapes.json").read_text())
-    if want_timing and msg == b"R" and (d / "timing.json").exists():
-        _TIMING_CACHE[key] = json.loads((d / "timing.json").read_text())
+    if want_timing and msg == b"R":
+        _cache_baseline(key, d)
     ref.timing = _TIMING_CACHE.get(key, {})
     if msg == b"O":
         ref.pending = True
         ref.warmed = threading.Thread(target=_await_warm_up, args=(ref, cfg), daemon=True)
         ref.warmed.start()
     return ref
+
+
+def _cache_baseline(key: str, work: Path) -> None:
+    """Keep the baseline timing a reference worker wrote (if it wrote one) for every later batch of its problem."""
+    if (work / "timing.json").exists():
+        _TIMING_CACHE[key] = json.loads((work / "timing.json").read_text())
 
 
 def _await_warm_up(ref: Reference, cfg: VerifyConfig) -> None:
@@ -246,9 +252,7 @@ def ensure_reference_timing(ref: Reference, cfg: VerifyConfig) -> dict[str, floa
                 ref.worker.send(b"G")
                 ref.worker.finish(cfg.timeout_s)
             out.update(ref_timing_lock=round(lock_s, 3), ref_timing=round(time.monotonic() - t1, 3))
-            tfile = ref.worker.work / "timing.json"
-            if tfile.exists():
-                _TIMING_CACHE[ref.key] = json.loads(tfile.read_text())
+            _cache_baseline(ref.key, ref.worker.work)
         ref.timing = _TIMING_CACHE.get(ref.key, {})
         return out
 

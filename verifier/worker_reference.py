@@ -196,8 +196,8 @@ def main(job_path: str) -> int:
     torch.save(ref_side, "ref_outputs.pt")
     write_json("shapes.json", shapes)
     if device == "cuda" and job.get("time"):
-        # Lazy: candidates start now. The baseline is timed only when one of them passes correctness and
-        # needs a speedup; its torch.compile warm-up runs meanwhile, beside their compiles.
+        # With lazy timing the candidates start now: the baseline is timed only when one of them passes
+        # correctness and needs a speedup, and its torch.compile warm-up runs meanwhile, beside their compiles.
         ctl = Control()
         if job.get("lazy"):
             ctl.outputs_ready()
