@@ -46,6 +46,9 @@ class VerifyConfig:
     timeout_s: float | None = None  # per candidate phase; default 90 s CPU, 180 s GPU
     memory_bytes: int | None = None  # host memory of one sandbox; default 6 GiB CPU, 32 GiB GPU
     measure: bool = True            # GPU only: time candidate and baselines
+    time_on_cpu: bool = False       # tests: run the timing phase on a CPU too, by the wall clock. The interpreter's
+                                    # speed says nothing about a GPU; this exercises the timing protocol and its
+                                    # checks where no GPU is (CI)
     compile_baseline: bool = True   # GPU timing: also time torch.compile of the reference (RL skips it: slow)
     per_tensor: int = 1 << 15       # CPU: shrink the problem until each input has at most this many elements
     total: int = 1 << 16
@@ -65,6 +68,11 @@ class VerifyConfig:
                                     # front of every candidate (off until tests/test_gpu.py has run it on a GPU)
     reference_pool: int = 1         # warm reference workers kept: one per problem verified at the same time (a
                                     # cold one costs seconds in front of every candidate of its problem)
+
+    @property
+    def times(self) -> bool:
+        """Whether candidates and baselines are timed (a resolved config)."""
+        return self.measure and (self.device == "cuda" or self.time_on_cpu)
 
     def resolved(self) -> "VerifyConfig":
         c = dataclasses.replace(self)
@@ -181,7 +189,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
 
     parse_problem(problem_src)
     key = hashlib.sha256(f"{problem_src}|{cfg.device}".encode()).hexdigest()
-    want_timing = cfg.device == "cuda" and cfg.measure and key not in _TIMING_CACHE
+    want_timing = cfg.times and key not in _TIMING_CACHE
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "per_tensor": cfg.per_tensor,
            "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total,
@@ -307,7 +315,7 @@ class ReferenceRun:
 def _runs_ahead(cfg: VerifyConfig) -> bool:
     """Whether a reference run may start before its candidates: not when it would time the GPU baseline
     at once (eager timing), beside whatever else the caller runs on the GPU meanwhile."""
-    return not (cfg.device == "cuda" and cfg.measure and not cfg.lazy_baseline)
+    return not (cfg.times and not cfg.lazy_baseline)
 
 
 def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
@@ -388,6 +396,45 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
         v.fail("correctness", "no-trials", "no trial ran")
 
 
+def _judge_timed_calls(v: Verdict, timing: dict, timed_file: Path, ref: Reference, cfg: VerifyConfig) -> None:
+    """Whether the timed calls did the verified work (the worker's `_TimedCalls` evidence): every timed
+    output matched the first one for the same inputs, those matched the reference, and the audit calls
+    hidden among the timed ones launched the candidate's kernels and ran no torch compute."""
+    import torch
+
+    skipped = int(timing.get("calls_without_launch") or 0) + int(timing.get("audit_skipped") or 0)
+    if skipped:
+        v.fail("performance", "launch-skipped-when-timed", f"{skipped} forward calls of the timing phase launched "
+               "no kernel of the candidate (work skipped or cached on repeated inputs)")
+        return
+    if timing.get("audit_ops"):
+        ops = ", ".join("aten." + str(o) for o in timing["audit_ops"][:8])
+        v.fail("performance", "runtime-torch-compute", f"between timed calls, forward ran torch compute outside "
+               f"Triton: {ops}")
+        return
+    if timing.get("audit_mutated"):
+        v.fail("performance", "input-mutated", "between timed calls, forward modified its inputs in place")
+        return
+    if timing.get("mismatch"):
+        v.fail("performance", "timed-output-mismatch", "timed calls returned different results for the same "
+               "inputs: " + "; ".join(str(m) for m in timing["mismatch"][:2]))
+        return
+    try:
+        firsts = torch.load(timed_file, weights_only=True, mmap=True)
+        expected = {r["label"]: r["outputs"] for r in ref.outputs}["base"]
+        for rec in firsts:
+            ok, msg, _, _ = compare(expected[rec["trial"]], rec["output"], cfg.atol, cfg.rtol)
+            if not ok:
+                v.fail("performance", "timed-output-mismatch", f"timed calls on the inputs of base trial "
+                       f"{rec['trial'] + 1} returned a wrong result: {msg}")
+                return
+    except Exception as e:  # missing, unreadable or malformed evidence: nothing timed is known to be right
+        v.fail("performance", "timing-unchecked", f"the timed calls' outputs could not be checked: {e}"[:500])
+        return
+    if not firsts or not timing.get("audits"):
+        v.fail("performance", "timing-unchecked", "the timing phase reported no checked output or no audit call")
+
+
 def _finite(x: float) -> float | None:
     return x if x == x and x not in (float("inf"), float("-inf")) else None
 
@@ -453,12 +500,12 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
     import torch
 
     v = Verdict(device=cfg.device, isolation=w.isolation)
-    timed = cfg.device == "cuda" and cfg.measure and (bool(ref.timing) or ref.pending)
+    timed = cfg.times and (bool(ref.timing) or ref.pending)
     d = w.work
     with _gpu_lock(shared=True, device=cfg.device) as lock_s:  # the job starts only when no timing phase runs
         t1 = time.monotonic()
         note("correctness")
-        w.dispatch(json.dumps({"device": cfg.device, "time": timed}), files={"candidate.py": src},
+        w.dispatch(json.dumps({"device": cfg.device, "time": timed, "atol": cfg.atol, "rtol": cfg.rtol}), files={"candidate.py": src},
                    inbox={"for_candidate.pt": ref.worker.work / "for_candidate.pt"})
         msg = w.wait_message(cfg.timeout_s) if timed else None
         ready = msg == b"R"
@@ -501,9 +548,8 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
         v.reasons[-1].stage = v.stage = "performance"
         return v
     timing = json.loads(tfile.read_text())
-    if timing.get("calls_without_launch"):
-        v.fail("performance", "launch-skipped-when-timed", f"{timing['calls_without_launch']} timed forward calls "
-               "launched no kernel of the candidate (work skipped or cached on repeated inputs)")
+    _judge_timed_calls(v, timing, d / "timed.pt", ref, cfg)
+    if v.reasons:
         return v
     _performance(v, timing, ref, cfg)
     if not v.reasons:

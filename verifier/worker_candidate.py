@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 import time
 import types
@@ -115,6 +116,135 @@ def _plain(out):
     return t.cpu() if t.is_cuda else t.clone()
 
 
+def _copy(out):
+    """A detached copy of forward's outputs on their device (a tensor, or lists and tuples of them)."""
+    if isinstance(out, (list, tuple)):
+        return [_copy(o) for o in out]
+    if type(out) is not torch.Tensor:
+        raise TypeError(f"forward returned {type(out).__module__}.{type(out).__qualname__}, not a plain tensor")
+    return torch.Tensor.detach(out).clone()
+
+
+def _same_layout(a: list, b: list) -> bool:
+    """Whether input list `a` can be copied into `b` in place (tensors of equal shape and dtype, equal others)."""
+    return len(a) == len(b) and all(
+        (x.shape == y.shape and x.dtype == y.dtype) if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
+        else (not isinstance(x, torch.Tensor) and not isinstance(y, torch.Tensor) and x == y) for x, y in zip(a, b))
+
+
+class _TimedCalls:
+    """Runs and checks the timed calls, so that what is timed is the work that was verified.
+
+    Before each timed call the inputs are refilled in place with the next base trial's inputs (a result
+    cached from an earlier call, by input address or call count, goes stale); after it, outside the timed
+    window, its output is compared on the device with the first timed output for the same inputs, and
+    those first outputs go to the supervisor, which compares them with the reference: every timed call
+    is checked. At random points between timed calls an extra untimed call runs under the op log and the
+    launch recorder, as the correctness trials do; the candidate cannot tell those from timed calls, so
+    work it hands to torch or skips only when timed shows up there."""
+
+    AUDIT_P, MIN_AUDITS, MAX_AUDITS = 0.1, 2, 10
+
+    def __init__(self, model, trials: list[tuple[int, list]], device: str, oplog, atol, rtol):
+        from .compare import compare
+
+        self.model, self.device, self.oplog, self.compare = model, device, oplog, compare
+        self.tol = (atol, rtol)
+        self.trials = trials                  # (trial index in the base config, inputs on the device)
+        self.args = [x.clone() if isinstance(x, torch.Tensor) else x for x in trials[0][1]]
+        self.k = 0                            # position in `trials` of the inputs now in self.args
+        self.first: dict[int, object] = {}    # trial index -> first output for its inputs
+        self.mismatch: list[str] = []
+        self.audits, self.audit_ops, self.audit_skipped, self.audit_mutated = 0, set(), 0, 0
+        self.checked = 0
+        self.skipped: list[bool] = []         # per synchronised call: no kernel of the candidate launched
+        self.rng = random.SystemRandom()      # not seeded: the candidate cannot predict the audits
+
+    def _refill(self, k: int) -> None:
+        self.k = k
+        for a, x in zip(self.args, self.trials[k][1]):
+            if isinstance(a, torch.Tensor):
+                a.copy_(x)
+
+    def _check(self, where: str, out) -> None:
+        trial = self.trials[self.k][0]
+        try:
+            if trial not in self.first:
+                self.first[trial] = _copy(out)
+                return
+            self.checked += 1
+            ok, msg, _, _ = self.compare(self.first[trial], out, *self.tol)
+        except BaseException as e:
+            ok, msg = False, f"{type(e).__name__}: {e}"
+        if not ok and len(self.mismatch) < 5:
+            self.mismatch.append(f"{where} (inputs of trial {trial + 1}): {msg}"[:500])
+
+    def _launched(self, n0: int) -> bool:
+        return any(r["module"] == "candidate" and r["grid"] and all(g > 0 for g in r["grid"])
+                   for r in S.launches[n0:])
+
+    def audit(self) -> None:
+        """One untimed call under the op log and the launch recorder, on the current trial's inputs."""
+        self._refill(self.k)
+        n0, S.ops = len(S.launches), set()
+        with _no_grad(), self.oplog:
+            S.active = True
+            try:
+                out = self.model(*self.args)
+            finally:
+                S.active = False
+        if self.device == "cuda":
+            torch.cuda.synchronize()
+        self.audits += 1
+        self.audit_ops |= S.ops
+        self.audit_skipped += not self._launched(n0)
+        self.audit_mutated += not all(not isinstance(x, torch.Tensor) or _equal(a, x)
+                                      for a, x in zip(self.args, self.trials[self.k][1]))
+        self._check(f"audit call {self.audits}", out)
+
+    def before(self, i: int) -> None:
+        if self.audits < self.MAX_AUDITS and self.rng.random() < self.AUDIT_P:
+            self.audit()
+        self._refill((self.k + 1) % len(self.trials))
+
+    def call(self):
+        return self.model(*self.args)
+
+    def recorded_call(self):
+        n0 = len(S.launches)
+        S.active = True
+        try:
+            return self.model(*self.args)
+        finally:
+            S.active = False
+            self.skipped.append(not self._launched(n0))
+
+    def after(self, phase: str):
+        return lambda i, n, out: self._check(f"{phase}-timed call {i + 1} of {n}", out)
+
+
+def _time(base: tuple, device: str, job: dict) -> None:
+    """The timing phase: writes timed.pt (first output per trial's inputs), then timing.json."""
+    from .timing import event_ms, wall_ms
+
+    model, cpu_inputs = base
+    sets = [(t, to_device(x, device)) for t, x in enumerate(cpu_inputs)]
+    sets = [(t, x) for t, x in sets if _same_layout(x, sets[0][1])]
+    tc = _TimedCalls(model, sets, device, _OpLog(), job.get("atol"), job.get("rtol"))
+    with _no_grad():
+        timing = {"time_ms": event_ms(tc.call, device=device, before=tc.before, after=tc.after("event")),
+                  "wall_ms": wall_ms(tc.recorded_call, device=device, before=tc.before, after=tc.after("sync"))}
+        while tc.audits < tc.MIN_AUDITS:
+            tc.audit()
+    _save([{"trial": t, "output": _plain(o)} for t, o in sorted(tc.first.items())], "timed.pt")
+    # the synchronised re-timing also checks that every timed call launches a kernel of the candidate
+    # (a cache that skips work on repeated inputs would time nothing)
+    timing.update(calls_without_launch=sum(tc.skipped), checked_calls=tc.checked, mismatch=tc.mismatch,
+                  audits=tc.audits, audit_ops=sorted(tc.audit_ops), audit_skipped=tc.audit_skipped,
+                  audit_mutated=tc.audit_mutated)
+    write_json("timing.json", timing)
+
+
 def main(job_path: str) -> int:
     job = json.load(open(job_path))
     device = job["device"]
@@ -171,32 +301,12 @@ def main(job_path: str) -> int:
             rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))
                               if isinstance(o, torch.Tensor) and not (a.shape == o.shape and _equal(a, o))]
             result["trials"].append(rec)
-            if cfg["label"] == "base" and base is None:
-                base = (model, originals)
+        if cfg["label"] == "base" and base is None:
+            base = (model, cfg["inputs"])
     _save(result, "correct.pt")
-    if device == "cuda" and job.get("time") and base is not None and result["error"] is None:
+    if job.get("time") and base is not None and result["error"] is None:
         if control.wait_for_gpu():
-            from .timing import event_ms, wall_ms
-
-            model, inputs = base
-            args = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-            skipped = []
-
-            def recorded_call():
-                # the synchronised re-timing also checks that every timed call launches a kernel of
-                # the candidate (a cache that skips work on repeated inputs would time nothing)
-                n0 = len(S.launches)
-                S.active = True
-                try:
-                    model(*args)
-                finally:
-                    S.active = False
-                skipped.append(not any(r["module"] == "candidate" for r in S.launches[n0:]))
-
-            with _no_grad():
-                timing = {"time_ms": event_ms(lambda: model(*args)), "wall_ms": wall_ms(recorded_call)}
-            timing["calls_without_launch"] = sum(skipped)
-            write_json("timing.json", timing)
+            _time(base, device, job)
     return 0
 
 

@@ -1,0 +1,43 @@
+# problem: relu
+# expect: performance timed-output-mismatch
+"""ReLU that computes honestly for its first four calls (the three correctness trials at the base
+sizes and the first call of the timing phase) and afterwards replays the last result from a buffer
+it keeps, whatever the input: when the timing loop repeats its inputs the replay is right. The call
+counter and the buffer live in device memory, where no static rule sees them. On a matmul, replaying
+a copy instead of computing would be a large fake speedup."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _relu_or_replay(x_ptr, y_ptr, stash_ptr, cnt_ptr, n, LIMIT: tl.constexpr, BLOCK: tl.constexpr):
+    c = tl.load(cnt_ptr)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(x_ptr + offs, mask=m)
+    old = tl.load(stash_ptr + offs, mask=m)
+    r = tl.where(c < LIMIT, tl.where(v > 0, v, 0.0), old)
+    tl.store(y_ptr + offs, r, mask=m)
+    tl.store(stash_ptr + offs, r, mask=m)
+
+
+@triton.jit
+def _tick(cnt_ptr):
+    tl.store(cnt_ptr, tl.load(cnt_ptr) + 1)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros(1, dtype=torch.int32))
+        self.register_buffer("stash", torch.zeros(1 << 16))
+
+    def forward(self, x):
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        n = x.numel()
+        _relu_or_replay[(triton.cdiv(n, 1024),)](x, y, self.stash, self.calls, n, LIMIT=4, BLOCK=1024)
+        _tick[(1,)](self.calls)
+        return y

@@ -1,0 +1,113 @@
+"""The timing phase, run on the CPU by the wall clock (`time_on_cpu`): its protocol and its honesty checks.
+
+A candidate is timed on the inputs it was verified on, many calls in a row; a candidate that behaves
+once its correctness trials are over (a call counter, a replay of an earlier result, torch doing the
+work, no launch at all) must fail however fast it is. On a GPU the same checks run around CUDA-event
+timing (tests/test_gpu.py); here the interpreter's speed means nothing, only the verdicts do.
+"""
+import hashlib
+
+import pytest
+
+from conftest import CORPUS, header
+from verifier import verify, verify_batch
+
+TIMED = dict(device="cpu", time_on_cpu=True, compile_baseline=False)
+RELU = (CORPUS / "problems" / "relu.py").read_text()
+HONEST_RELU = (CORPUS / "honest" / "relu__helper_launcher.py").read_text()
+TIMING_CHEATS = sorted((CORPUS / "timing_cheats").glob("*.py"))
+
+
+def _problem(path) -> str:
+    return (CORPUS / "problems" / f"{header(path, 'problem')}.py").read_text()
+
+
+@pytest.mark.parametrize("name", ["relu__helper_launcher.py", "relu__autotuned.py", "matmul__tiled_dot.py",
+                                  "two_outputs__single_fused.py", "row_softmax__online.py"])
+def test_honest_candidates_are_timed_and_pass_the_timing_checks(name):
+    path = CORPUS / "honest" / name
+    v = verify(_problem(path), path.read_text(), **TIMED)
+    assert v.ok, v.summary()
+    assert v.time_ms > 0 and v.ref_eager_ms > 0 and v.speedup > 0
+    assert v.phases_s["timing"] > 0
+
+
+def test_timing_cheats_are_corpus_files_with_an_expectation():
+    assert len(TIMING_CHEATS) >= 2
+    for p in TIMING_CHEATS:
+        assert header(p, "expect") == "performance timed-output-mismatch", p.name
+
+
+@pytest.mark.parametrize("path", TIMING_CHEATS, ids=lambda p: p.stem)
+def test_state_kept_in_device_memory_passes_correctness_but_not_timing(path):
+    """These pass every static rule and every correctness trial (checked: without timing they verify);
+    what they time is not the work that was checked."""
+    src = path.read_text()
+    untimed = verify(_problem(path), src, device="cpu")
+    assert untimed.ok, untimed.summary()
+    v = verify(_problem(path), src, **TIMED)
+    stage, rule = header(path, "expect").split()
+    assert not v.ok and v.stage == stage and rule in v.rules, v.summary()
+
+
+def _after_correctness(body: str) -> str:
+    """The honest ReLU, but from its fourth call on (the timing phase: three base trials come first) `body`
+    runs instead. A Python counter is state the static rules reject, so these run with static checks off:
+    they test the runtime layers behind them."""
+    src = HONEST_RELU.replace("    def forward(self, x):\n",
+                              "    def forward(self, x):\n        self.calls = getattr(self, 'calls', 0) + 1\n"
+                              "        if self.calls > 3:\n" + body, 1)
+    assert src != HONEST_RELU
+    return src
+
+
+def test_torch_doing_the_work_when_timed_is_seen_by_the_audit_calls():
+    cheat = _after_correctness("            _relu_fwd[(1,)](x, torch.empty(1), 0, BLOCK_SIZE=16)\n"
+                               "            return torch.relu(x)\n")
+    v = verify(RELU, cheat, static_checks=False, **TIMED)
+    assert not v.ok and v.stage == "performance" and v.rules == ["runtime-torch-compute"], v.summary()
+    assert "aten.relu" in v.summary()
+
+
+def test_no_launch_when_timed_fails():
+    cheat = _after_correctness("            return torch.zeros_like(x)\n")
+    v = verify(RELU, cheat, static_checks=False, **TIMED)
+    assert not v.ok and v.rules == ["launch-skipped-when-timed"], v.summary()
+
+
+def test_result_cached_by_input_address_goes_stale_when_inputs_are_refilled():
+    """A memo keyed on the input's address launches its kernel on every call (so no call is without a
+    launch) but returns the first result for an address: the timing phase refills the same buffers with
+    other trials' inputs, and the stale result is wrong."""
+    cheat = HONEST_RELU.replace("    def forward(self, x):\n", "    def forward(self, x, _memo={}):\n", 1).replace(
+        "    return y\n", "    return y\n\n\ndef _memoised(x, memo):\n"
+        "    y = triton_relu(x)\n    return memo.setdefault(x.data_ptr(), y)\n", 1).replace(
+        "        return triton_relu(x)", "        return _memoised(x, _memo)")
+    assert "_memoised(x, _memo)" in cheat
+    v = verify(RELU, cheat, static_checks=False, **TIMED)
+    # the caching allocator may hand a later trial the same address: then correctness catches it first
+    assert not v.ok and (v.stage == "correctness" or v.rules == ["timed-output-mismatch"]), v.summary()
+
+
+def test_baseline_is_timed_once_and_only_when_a_candidate_needs_it():
+    """Lazy baseline timing (the protocol tests/test_gpu.py runs on a GPU): the reference worker writes its
+    outputs and waits; the baseline is timed when the first candidate passes correctness, once per problem,
+    and never when none passes."""
+    from verifier.runner import _TIMING_CACHE
+
+    problem = RELU.replace("dim = 1024", "dim = 1000")
+    key = hashlib.sha256(f"{problem}|cpu".encode()).hexdigest()
+    wrong = HONEST_RELU.replace("tl.where(v > 0, v, 0.0)", "tl.where(v > 1, v, 0.0)")
+    assert wrong != HONEST_RELU
+    rejected = verify_batch(problem, [wrong, wrong], lazy_baseline=True, **TIMED)
+    assert not any(v.ok for v in rejected) and {v.stage for v in rejected} == {"correctness"}
+    assert not any(k.startswith("ref_") for v in rejected for k in v.phases_s)
+    assert key not in _TIMING_CACHE  # nothing was timed for this problem
+    vs = verify_batch(problem, [HONEST_RELU, HONEST_RELU, wrong], lazy_baseline=True, **TIMED)
+    assert vs[0].ok and vs[1].ok and not vs[2].ok, [v.summary() for v in vs]
+    assert sum("ref_timing" in v.phases_s for v in vs) == 1, [v.phases_s for v in vs]
+    assert vs[0].ref_eager_ms == vs[1].ref_eager_ms > 0 and vs[0].speedup > 0
+    assert _TIMING_CACHE[key]["eager_ms"] == vs[0].ref_eager_ms
+    again = verify(problem, HONEST_RELU, lazy_baseline=True, **TIMED)  # cached: the worker ends after its outputs
+    assert again.ok and again.ref_eager_ms == vs[0].ref_eager_ms
+    assert not any(k.startswith("ref_") for k in again.phases_s)
