@@ -94,6 +94,21 @@ def test_work_skipped_on_repeated_inputs_fails_timing():
     assert not v.ok and (v.stage == "correctness" or v.rules == ["launch-skipped-when-timed"]), v.summary()
 
 
+def test_timing_cheats_fail_on_gpu():
+    """Right in every correctness trial, then a call counter or a replay kept in device memory: what CUDA
+    events would time is not the checked work (tests/test_timing_phase.py runs the same on CPU)."""
+    from conftest import header
+
+    relu = (CORPUS / "problems" / "relu.py").read_text()
+    cheats = sorted((CORPUS / "timing_cheats").glob("relu__*.py"))
+    honest = (CORPUS / "honest" / "relu__helper_launcher.py").read_text()
+    vs = verify_batch(relu, [honest] + [p.read_text() for p in cheats], device="cuda")
+    assert vs[0].ok and vs[0].speedup > 0, vs[0].summary()
+    for p, v in zip(cheats, vs[1:]):
+        stage, rule = header(p, "expect").split()
+        assert not v.ok and v.stage == stage and rule in v.rules, (p.name, v.summary())
+
+
 def test_sample_rows_on_cuda_from_worker_threads():
     """The LSP and training.eval sample in worker threads. With a static KV cache, transformers' auto-compile
     (CUDA graphs) asserted there on the H200; sample_rows must work from threads and keep per-row seeds."""

@@ -65,6 +65,7 @@ def test_gpu_lock_is_reader_writer(tmp_path, monkeypatch):
     from verifier.runner import _gpu_lock
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")  # the lock files are per GPU: gpu0.*
     events = []
     with _gpu_lock(shared=True):
         t = threading.Thread(target=lambda: events.append(_try(shared=True)))
@@ -88,11 +89,12 @@ def test_gpu_lock_lets_a_waiting_writer_in_before_new_readers(tmp_path, monkeypa
     from verifier.runner import _gpu_lock
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")  # the lock files are per GPU: gpu0.*
     events = []
     with _gpu_lock(shared=True):
         writer = threading.Thread(target=lambda: (_gpu_lock_hold(), events.append("writer")))
         writer.start()
-        time.sleep(0.3)
+        _wait_until_gate_closed(tmp_path / "tritonrl" / "gpu0.gate")  # the writer waits, holding the turnstile
         reader = threading.Thread(target=lambda: events.append("reader" if _try(shared=True) else None))
         reader.start()
         time.sleep(0.3)
@@ -100,6 +102,24 @@ def test_gpu_lock_lets_a_waiting_writer_in_before_new_readers(tmp_path, monkeypa
     writer.join(5)
     reader.join(5)
     assert events == ["writer", "reader"]
+
+
+def _wait_until_gate_closed(gate, timeout_s: float = 30.0) -> None:
+    """Until someone holds the turnstile file exclusively (a fixed sleep was flaky on a loaded machine)."""
+    import fcntl
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if gate.exists():
+            with open(gate) as f:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return
+                fcntl.flock(f, fcntl.LOCK_UN)
+        time.sleep(0.01)
+    raise AssertionError("the writer never reached the turnstile")
 
 
 def _try(shared):
