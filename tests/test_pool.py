@@ -68,11 +68,12 @@ def test_gpu_lock_is_reader_writer(tmp_path, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")  # the lock files are per GPU: gpu0.*
     events = []
     with _gpu_lock(shared=True):
-        t = threading.Thread(target=lambda: events.append(_try(shared=True)))
+        t = threading.Thread(target=lambda: _hold(True, lambda: events.append("got")))
         t.start()
         t.join()
         assert events == ["got"]  # two readers at once
-        writer = threading.Thread(target=lambda: (_gpu_lock_hold(), events.append("writer")))
+        # each thread notes its turn while it holds the lock (noted after release, the order could flip)
+        writer = threading.Thread(target=lambda: _hold(False, lambda: events.append("writer")))
         writer.start()
         time.sleep(0.3)
         assert "writer" not in events  # the writer waits for the reader
@@ -92,10 +93,11 @@ def test_gpu_lock_lets_a_waiting_writer_in_before_new_readers(tmp_path, monkeypa
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")  # the lock files are per GPU: gpu0.*
     events = []
     with _gpu_lock(shared=True):
-        writer = threading.Thread(target=lambda: (_gpu_lock_hold(), events.append("writer")))
+        # each thread notes its turn while it holds the lock (noted after release, the order could flip)
+        writer = threading.Thread(target=lambda: _hold(False, lambda: events.append("writer")))
         writer.start()
         _wait_until_gate_closed(tmp_path / "tritonrl" / "gpu0.gate")  # the writer waits, holding the turnstile
-        reader = threading.Thread(target=lambda: events.append("reader" if _try(shared=True) else None))
+        reader = threading.Thread(target=lambda: _hold(True, lambda: events.append("reader")))
         reader.start()
         time.sleep(0.3)
         assert events == []  # the new reader waits behind the writer, the writer behind the first reader
@@ -122,18 +124,11 @@ def _wait_until_gate_closed(gate, timeout_s: float = 30.0) -> None:
     raise AssertionError("the writer never reached the turnstile")
 
 
-def _try(shared):
+def _hold(shared: bool, then) -> None:
     from verifier.runner import _gpu_lock
 
     with _gpu_lock(shared=shared):
-        return "got"
-
-
-def _gpu_lock_hold():
-    from verifier.runner import _gpu_lock
-
-    with _gpu_lock():
-        pass
+        then()
 
 
 def test_paused_pool_starts_no_refills_until_resumed():
