@@ -171,10 +171,39 @@ def test_hostile_corpus_ends_cleanly(tmp_path, script):
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
     r = sandbox.run(["python3", "s.py", str(srv.getsockname()[1])], tmp_path,
-                    limits=sandbox.Limits(timeout_s=5, memory_bytes=1 << 30))
+                    limits=sandbox.Limits(timeout_s=5, memory_bytes=1 << 30, workdir_bytes=256 << 20))
     srv.close()
     assert r.returncode is not None and r.duration_s < 30
     assert not Path("/work/main/PWNED").exists() and not (Path.home() / "pwned").exists()
+
+
+def test_writes_to_the_work_dir_are_bounded(tmp_path):
+    """The work dir is the one writable host path; files under the per-file limit, one after another,
+    would fill the disk: the memory watch measures the dir and kills the tree past its limit."""
+    shutil.copy(HOSTILE / "fill_workdir.py", tmp_path / "s.py")
+    r = sandbox.run(["python3", "s.py"], tmp_path, limits=sandbox.Limits(timeout_s=60, workdir_bytes=128 << 20))
+    assert r.workdir_exceeded and not r.timed_out and not r.memory_exceeded, r
+    assert 128 << 20 < r.workdir_bytes < 1 << 30 and r.duration_s < 30
+
+
+needs_shm = pytest.mark.skipif(not sandbox._memory_backed(Path("/dev/shm")), reason="/dev/shm is not tmpfs here")
+
+
+@needs_bwrap
+@needs_shm
+def test_a_work_dir_on_tmpfs_counts_as_memory():
+    """TRITONRL_TMPDIR=/dev/shm puts work dirs in memory: files written there are memory the process's
+    resident size does not show, and count against the memory limit."""
+    import tempfile
+
+    d = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="tritonrl-test-"))
+    try:
+        shutil.copy(HOSTILE / "fill_workdir.py", d / "s.py")
+        r = sandbox.run(["python3", "s.py"], d, limits=sandbox.Limits(timeout_s=60, memory_bytes=512 << 20))
+        assert r.memory_exceeded and r.workdir_in_memory and r.peak_rss > 512 << 20, r
+        assert r.workdir_bytes > 256 << 20
+    finally:
+        shutil.rmtree(d)
 
 
 # --- the same hostile behaviour inside a candidate, through the whole verifier -----------------------
@@ -215,6 +244,16 @@ def test_hostile_candidates_get_sandbox_verdicts(body, rule):
     v = verify(PROBLEM.read_text(), hostile_candidate(body), static_checks=False, timeout_s=20,
                memory_bytes=2 << 30, trials=1, perturb=0)
     assert not v.ok and v.stage == "sandbox" and v.reasons[0].rule == rule, v.summary()
+
+
+@needs_shm
+def test_files_written_to_a_work_dir_in_memory_are_a_memory_verdict(monkeypatch):
+    monkeypatch.setenv("TRITONRL_TMPDIR", "/dev/shm")
+    body = "[open(f'f{i}', 'wb').write(b'x' * (64 << 20)) for i in range(1 << 10)]"
+    v = verify(PROBLEM.read_text(), hostile_candidate(body), static_checks=False, timeout_s=60,
+               memory_bytes=1 << 30, trials=1, perturb=0)
+    assert not v.ok and v.stage == "sandbox" and v.reasons[0].rule == "memory", v.summary()
+    assert "work directory on tmpfs" in v.reasons[0].message
 
 
 def test_torch_compute_hidden_in_the_launch_path_is_caught_at_runtime():

@@ -212,7 +212,11 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
         raise ProblemError(f"the problem does not run: {err['type']}: {err['message']}")
     if not (msg == b"O" or (d / "done.json").exists()) or not (d / "shapes.json").exists():
         why = "sent an unexpected message" if res is None else "timed out" if res.timed_out else \
-            "ran out of memory" if res.memory_exceeded else f"exited with {res.signal_name or res.returncode}"
+            f"ran out of memory ({_memory_use(res)})" if res.memory_exceeded else \
+            "wrote more to its work directory than the sandbox allows" if res.workdir_exceeded else \
+            f"was killed by SIGKILL, not by the verifier's limits: most likely by the system's out-of-memory " \
+            f"killer ({_memory_use(res)} when last measured)" if res.signal_name == "SIGKILL" else \
+            f"exited with {res.signal_name or res.returncode}"
         tail = "" if res is None else res.stderr_tail[-2000:]
         w.close()
         raise ProblemError(f"the reference worker {why}: {tail}")
@@ -323,15 +327,28 @@ def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
     if res.timed_out:
         v.fail("sandbox", "timeout", "candidate did not finish within the time limit (hang or far too slow)")
     elif res.memory_exceeded:
-        v.fail("sandbox", "memory", f"candidate exceeded the host-memory limit (peak {res.peak_rss >> 20} MiB)")
+        v.fail("sandbox", "memory", f"candidate exceeded the host-memory limit ({_memory_use(res)})")
+    elif res.workdir_exceeded:
+        v.fail("sandbox", "workdir-limit", f"candidate wrote more than {res.workdir_bytes >> 20} MiB to its work "
+               "directory (the sandbox's limit)")
     elif "CUDA error" in err or "cudaError" in err or "illegal memory access" in err:
         v.fail("sandbox", "cuda-error", "CUDA error: " + _last_line(err))
+    elif res.signal_name == "SIGKILL":
+        v.fail("sandbox", "crash", f"candidate process was killed by SIGKILL, not by the verifier's limits: by "
+               f"itself or by the system's out-of-memory killer ({_memory_use(res)} when last measured)")
     elif res.signal_name:
         v.fail("sandbox", "crash", f"candidate process was killed by {res.signal_name}")
     elif res.returncode not in (0, None):
         v.fail("sandbox", "exit", f"candidate process exited with code {res.returncode}: {_last_line(err)}")
     else:
         v.fail("sandbox", "no-result", "candidate process ended without a result (did it exit early?)")
+
+
+def _memory_use(res: sandbox.SandboxResult) -> str:
+    """Peak memory in words, with the part that was files in a memory-backed work dir."""
+    where = (f", of which up to {res.workdir_bytes >> 20} MiB were files in its work directory on tmpfs"
+             if res.workdir_in_memory and res.workdir_bytes >= (1 << 20) else "")
+    return f"peak {res.peak_rss >> 20} MiB{where}"
 
 
 def _last_line(text: str) -> str:

@@ -36,6 +36,9 @@ class Limits:
     memory_bytes: int = 6 << 30
     file_bytes: int = 16 << 30
     tmpfs_bytes: int = 512 << 20
+    workdir_bytes: int = 32 << 30   # everything the tree writes to its work dir (the one writable host path);
+                                    # a work dir in memory (tmpfs, e.g. TRITONRL_TMPDIR=/dev/shm) also counts
+                                    # against memory_bytes
 
 
 @dataclass
@@ -44,6 +47,9 @@ class SandboxResult:
     timed_out: bool = False
     memory_exceeded: bool = False
     peak_rss: int = 0
+    workdir_exceeded: bool = False
+    workdir_bytes: int = 0          # the most its work dir held (as the memory watch saw it)
+    workdir_in_memory: bool = False  # the work dir is on tmpfs: its bytes were counted as memory too
     stdout_tail: str = ""
     stderr_tail: str = ""
     duration_s: float = 0.0
@@ -185,6 +191,42 @@ def _tree_rss(root_pid: int, table: tuple[dict[int, list[int]], dict[int, int]] 
     return total
 
 
+def _dir_bytes(path: Path, max_entries: int = 10_000) -> int:
+    """Bytes allocated under `path` (symlinks not followed). Past `max_entries` files the answer is
+    "too many to count": a tree that creates that many files in its work dir is over any limit."""
+    total, seen, todo = 0, 0, [str(path)]
+    while todo:
+        try:
+            with os.scandir(todo.pop()) as it:
+                for e in it:
+                    seen += 1
+                    if seen > max_entries:
+                        return 1 << 62
+                    st = e.stat(follow_symlinks=False)
+                    total += st.st_blocks * 512
+                    if e.is_dir(follow_symlinks=False):
+                        todo.append(e.path)
+        except OSError:
+            continue
+    return total
+
+
+def _memory_backed(path: Path) -> bool:
+    """Whether `path` lives on tmpfs or ramfs (its files then take memory, not disk)."""
+    best, fstype = "", ""
+    real = os.path.realpath(path)
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                left, _, right = line.partition(" - ")
+                mnt = left.split()[4].replace("\\040", " ")
+                if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+                    best, fstype = mnt, right.split()[0]
+    except (OSError, IndexError):
+        return False
+    return fstype in ("tmpfs", "ramfs")
+
+
 class _MemoryWatch:
     """One thread that enforces every live sandbox's memory limit from a single /proc pass per tick.
 
@@ -193,6 +235,7 @@ class _MemoryWatch:
     ~330 ms per step on the H200 (benchmarks/results/rl_small_h200.md). One pass now serves them all."""
 
     INTERVAL_S = 0.05
+    DIR_EVERY = 4  # work dirs are measured every 4th tick (they change slower than memory, and cost a scan)
 
     def __init__(self):
         self._boxes: set["Sandbox"] = set()
@@ -209,11 +252,13 @@ class _MemoryWatch:
             self._wake.notify()
 
     def _run(self) -> None:
+        tick = 0
         while True:
             with self._lock:
                 while not self._boxes:
                     self._wake.wait()
                 boxes = list(self._boxes)
+            tick += 1
             try:
                 table = _proc_table()
                 for box in boxes:
@@ -221,6 +266,8 @@ class _MemoryWatch:
                         with self._lock:
                             self._boxes.discard(box)
                         continue
+                    if tick % self.DIR_EVERY == 0:
+                        box.workdir_bytes = _dir_bytes(box.workdir)
                     box._account(_tree_rss(box.proc.pid, table))
             except Exception:  # never let one bad reading end the watch for every sandbox
                 pass
@@ -284,6 +331,11 @@ class Sandbox:
         self.proc: subprocess.Popen | None = None
         self.peak_rss = 0
         self.memory_exceeded = False
+        self.workdir = workdir
+        self.workdir_in_memory = _memory_backed(workdir)
+        self.workdir_bytes = 0       # the latest reading (the watch updates it)
+        self.peak_workdir_bytes = 0
+        self.workdir_exceeded = False
         self._t0 = 0.0
 
     def _preexec(self) -> None:
@@ -303,10 +355,18 @@ class Sandbox:
         return self
 
     def _account(self, rss: int) -> None:
-        """The memory watch's reading of this tree: record the peak, kill the tree over the limit."""
-        self.peak_rss = max(self.peak_rss, rss)
-        if rss > self.limits.memory_bytes and not self.memory_exceeded:
+        """The memory watch's reading of this tree: record the peaks, kill the tree over a limit. A work dir
+        on tmpfs is memory too: what the tree writes there counts with its resident memory."""
+        used = rss + (self.workdir_bytes if self.workdir_in_memory else 0)
+        self.peak_rss = max(self.peak_rss, used)
+        self.peak_workdir_bytes = max(self.peak_workdir_bytes, self.workdir_bytes)
+        if self.memory_exceeded or self.workdir_exceeded:
+            return
+        if used > self.limits.memory_bytes:
             self.memory_exceeded = True
+            self.kill()
+        elif self.workdir_bytes > self.limits.workdir_bytes:
+            self.workdir_exceeded = True
             self.kill()
 
     def kill(self) -> None:
@@ -328,8 +388,11 @@ class Sandbox:
             timed_out = True
         self.kill()  # also reaps anything the tree left behind (fallback mode: its process group)
         self.proc.wait()
-        return SandboxResult(returncode=self.proc.returncode, timed_out=timed_out and not self.memory_exceeded,
+        killed = self.memory_exceeded or self.workdir_exceeded
+        return SandboxResult(returncode=self.proc.returncode, timed_out=timed_out and not killed,
                              memory_exceeded=self.memory_exceeded, peak_rss=self.peak_rss,
+                             workdir_exceeded=self.workdir_exceeded, workdir_bytes=self.peak_workdir_bytes,
+                             workdir_in_memory=self.workdir_in_memory,
                              stdout_tail=self._out.text(), stderr_tail=self._err.text(),
                              duration_s=time.monotonic() - self._t0, isolation=self.isolation)
 
