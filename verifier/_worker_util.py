@@ -122,3 +122,57 @@ def perturb_parameters(model, seed: int) -> None:
             if p.is_floating_point():
                 noise = torch.randn(p.shape, generator=g, dtype=torch.float32) * 0.5
                 p.add_(noise.to(device=p.device, dtype=p.dtype))
+
+
+def kept_tensors(model, module_globals: dict | None = None) -> dict:
+    """Every tensor a module keeps between calls, by name: parameters and buffers, plain tensor attributes of
+    it and its submodules (also inside lists, tuples and dicts), and tensors among `module_globals` (a
+    candidate's module-level names). Forward writing into one of them is state kept across calls."""
+    import torch
+
+    out: dict = {}
+
+    def add(name: str, v, depth: int = 0) -> None:
+        if isinstance(v, torch.Tensor):
+            out.setdefault(name, v)
+        elif depth < 2 and isinstance(v, (list, tuple)):
+            for i, x in enumerate(v):
+                add(f"{name}[{i}]", x, depth + 1)
+        elif depth < 2 and isinstance(v, dict):
+            for k, x in list(v.items()):
+                add(f"{name}[{k!r}]", x, depth + 1)
+
+    # nn.Module's own methods, not the instance's: a candidate may override them (to hide a buffer, say)
+    Module = torch.nn.Module
+    for name, t in [*Module.named_parameters(model), *Module.named_buffers(model)]:
+        add(name, t)
+    for prefix, m in Module.named_modules(model):
+        for k, v in vars(m).items():
+            if not k.startswith("_"):
+                add(f"{prefix}.{k}" if prefix else k, v)
+    for k, v in (module_globals or {}).items():
+        if not k.startswith("__"):
+            add(f"global {k}", v)
+    return out
+
+
+def snapshot(tensors: dict) -> dict:
+    import torch
+
+    return {k: torch.Tensor.detach(t).clone() for k, t in tensors.items()}
+
+
+def changed_tensors(before: dict, now: dict) -> list[str]:
+    """Names whose tensor appeared, disappeared, or changed shape, dtype or value (NaNs equal to NaNs)."""
+    import torch
+
+    out = sorted(set(before) ^ set(now))
+    for k in sorted(set(before) & set(now)):
+        a, b = before[k], torch.Tensor.detach(now[k])
+        if a.shape != b.shape or a.dtype != b.dtype or a.device != b.device:
+            out.append(k)
+        elif not torch.equal(a, b):
+            if not (a.is_floating_point() and torch.equal(a.isnan(), b.isnan())
+                    and torch.equal(a.nan_to_num(), b.nan_to_num())):
+                out.append(k)
+    return out

@@ -148,6 +148,8 @@ class Reference:
     pending: bool = False           # the baseline is still to be timed by this worker
     warmed: threading.Thread | None = None  # watches the worker's torch.compile warm-up (message R)
     ready_msg: bytes | None = None
+    state_changed: list = dataclasses.field(default_factory=list)  # the reference's own kept tensors that
+                                    # forward changed (e.g. batch norm's running statistics): then candidates may too
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -222,6 +224,8 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
         raise ProblemError(f"the reference worker {why}: {tail}")
     ref.outputs = torch.load(d / "ref_outputs.pt", weights_only=True, mmap=True)
     ref.shapes = json.loads((d / "shapes.json").read_text())
+    if (d / "state.json").exists():
+        ref.state_changed = json.loads((d / "state.json").read_text()).get("changed", [])
     if want_timing and msg == b"R":
         _cache_baseline(key, d)
     ref.timing = _TIMING_CACHE.get(key, {})
@@ -402,6 +406,13 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
             passed += 1
         else:
             corr_fail = corr_fail or ("output-mismatch", f"{where}: {msg}")
+    state = result.get("state_changed")
+    if state and not ref.state_changed:
+        names = ", ".join(str(n) for n in state[:4])
+        corr_fail = corr_fail or ("state-in-forward", f"forward changed tensors the module keeps between calls "
+                                  f"({names}): state kept across calls, which the reference does not keep (a "
+                                  "call counter or a cached result); scratch memory belongs in forward's own "
+                                  "allocations")
     v.trials = {"passed": passed, "run": run}
     v.max_abs_err, v.max_rel_err = (_finite(max_abs), _finite(max_rel))
     v.kernels = sorted(kernels)

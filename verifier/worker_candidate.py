@@ -19,7 +19,8 @@ import types
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ._worker_util import Control, serve, error_info, load_module, perturb_parameters, seed_all, to_device, write_json
+from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters, seed_all,
+                           serve, snapshot, to_device, write_json)
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 _clock = time.perf_counter  # bound before any candidate code is imported
@@ -252,7 +253,7 @@ def main(job_path: str) -> int:
     torch.serialization.add_safe_globals([types.SimpleNamespace])  # config objects of get_init_inputs
     configs = torch.load(os.path.join(os.environ["TRITONRL_INBOX"], "for_candidate.pt"), weights_only=True,
                          mmap=True)
-    result = {"trials": [], "error": None}
+    result = {"trials": [], "error": None, "state_changed": []}
     _install_launch_recorder()
     if device == "cpu":
         _untimed_autotune()
@@ -273,6 +274,7 @@ def main(job_path: str) -> int:
             model = ModelNew(*cfg["init"]).to(device)
             if cfg.get("perturb"):
                 perturb_parameters(model, cfg["seed"])
+            kept = snapshot(kept_tensors(model, vars(cand)))
         except BaseException as e:
             result["error"] = error_info("init", e)
             break
@@ -301,6 +303,11 @@ def main(job_path: str) -> int:
             rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))
                               if isinstance(o, torch.Tensor) and not (a.shape == o.shape and _equal(a, o))]
             result["trials"].append(rec)
+        try:
+            result["state_changed"] += [f"{cfg['label']}: {n}" for n in changed_tensors(kept,
+                                                                                       kept_tensors(model, vars(cand)))]
+        except BaseException as e:
+            result["state_changed"].append(f"{cfg['label']}: unreadable ({type(e).__name__})")
         if cfg["label"] == "base" and base is None:
             base = (model, cfg["inputs"])
     _save(result, "correct.pt")

@@ -11,7 +11,8 @@ import sys
 import types
 
 from . import problem as P
-from ._worker_util import Control, serve, error_info, perturb_parameters, seed_all, shapes_of, to_device, write_json
+from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, perturb_parameters, seed_all, serve,
+                           shapes_of, snapshot, to_device, write_json)
 
 
 def _exec(src: str, name: str) -> types.ModuleType:
@@ -108,6 +109,7 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
     model = mod.Model(*init).to(device)
     if perturb:
         perturb_parameters(model, seed)
+    kept = snapshot(kept_tensors(model))
     trials = []
     for t in range(n_trials):
         seed_all(seed + 1 + t)
@@ -119,7 +121,7 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
         with torch.no_grad():
             out = model(*inputs)
         trials.append((inputs, out))
-    return mod, init, model, trials
+    return mod, init, model, trials, changed_tensors(kept, kept_tensors(model))
 
 
 def _cpu(x):
@@ -170,11 +172,11 @@ def main(job_path: str) -> int:
     except Exception as e:  # the problem itself does not load: a usage error, not a verdict
         write_json("error.json", error_info("problem", e))
         return 0
-    cand_side, ref_side, shapes = [], [], []
+    cand_side, ref_side, shapes, state_changed = [], [], [], []
     for i, (label, vals, n) in enumerate(configs):
         cseed = seed + 1000 * i
         try:
-            _, init, model, trials = _run_config(P.with_constants(src, vals), device, cseed, n, f"ref_{label}",
+            _, init, model, trials, changed = _run_config(P.with_constants(src, vals), device, cseed, n, f"ref_{label}",
                                                  perturb=label.startswith("odd"), signed=label == "odd2",
                                                  ordered=label == "ordered")
         except Exception as e:
@@ -187,6 +189,7 @@ def main(job_path: str) -> int:
         cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "perturb": label.startswith("odd"),
                           "inputs": [_cpu(x) for x, _ in trials]})
         ref_side.append({"label": label, "outputs": [_cpu(o) for _, o in trials]})
+        state_changed += [f"{label}: {name}" for name in changed]
         shapes.append({"label": label, "constants": {k: v for k, v in vals.items()},
                        "inputs": shapes_of(trials[0][0])})
         if label == "base":
@@ -194,7 +197,8 @@ def main(job_path: str) -> int:
         del trials
     torch.save(cand_side, "for_candidate.pt")
     torch.save(ref_side, "ref_outputs.pt")
-    write_json("shapes.json", shapes)
+    write_json("state.json", {"changed": state_changed})  # a stateful reference (e.g. batch norm's running
+    write_json("shapes.json", shapes)                     # statistics) lets candidates keep state too
     if job.get("time"):  # a GPU (or a CPU in tests of the timing protocol)
         # With lazy timing the candidates start now: the baseline is timed only when one of them passes
         # correctness and needs a speedup, and its torch.compile warm-up runs meanwhile, beside their compiles.

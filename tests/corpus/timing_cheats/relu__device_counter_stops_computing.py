@@ -1,7 +1,10 @@
 # problem: relu
 # expect: performance timed-output-mismatch
-"""ReLU whose kernel keeps a call counter in device memory (state no static rule sees) and stops
-computing after the correctness trials: the timing phase times a kernel that stores nothing."""
+"""ReLU whose kernel keeps a call counter in device memory and stops computing after the correctness
+trials: the timing phase would time a kernel that stores nothing. The counter hides in a closure (no
+static rule sees it, and it is not among the module's tensors, which the correctness layer watches);
+it is shared by every instance, so it counts the correctness calls of every configuration (7 on a
+CPU: 3 base trials, 2 perturbed, 2 ordered; 6 on a GPU)."""
 import torch
 import torch.nn as nn
 import triton
@@ -22,15 +25,28 @@ def _tick(cnt_ptr):
     tl.store(cnt_ptr, tl.load(cnt_ptr) + 1)
 
 
+def _make_counter():
+    box = []
+
+    def counter(device):
+        if not box:
+            box.append(torch.zeros(1, dtype=torch.int32, device=device))
+        return box[0]
+    return counter
+
+
+_counter = _make_counter()
+
+
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
-        self.register_buffer("calls", torch.zeros(1, dtype=torch.int32))
 
     def forward(self, x):
         x = x.contiguous()
         y = torch.zeros_like(x)
         n = x.numel()
-        _relu_counted[(triton.cdiv(n, 1024),)](x, y, self.calls, n, LIMIT=3, BLOCK=1024)
-        _tick[(1,)](self.calls)
+        calls = _counter(x.device)
+        _relu_counted[(triton.cdiv(n, 1024),)](x, y, calls, n, LIMIT=7, BLOCK=1024)
+        _tick[(1,)](calls)
         return y

@@ -1,10 +1,10 @@
 # problem: relu
 # expect: performance timed-output-mismatch
-"""ReLU that computes honestly for its first four calls (the three correctness trials at the base
-sizes and the first call of the timing phase) and afterwards replays the last result from a buffer
-it keeps, whatever the input: when the timing loop repeats its inputs the replay is right. The call
-counter and the buffer live in device memory, where no static rule sees them. On a matmul, replaying
-a copy instead of computing would be a large fake speedup."""
+"""ReLU that computes honestly through its correctness trials and the first call of the timing phase
+(8 calls in all: see the counter cheat beside it), then replays the last result from a buffer it
+keeps, whatever the input: when the timing loop repeats its inputs the replay is right. Counter and
+buffer hide in a closure, in device memory. On a matmul, replaying a copy instead of computing would
+be a large fake speedup."""
 import torch
 import torch.nn as nn
 import triton
@@ -28,16 +28,29 @@ def _tick(cnt_ptr):
     tl.store(cnt_ptr, tl.load(cnt_ptr) + 1)
 
 
+def _make_state():
+    box = []
+
+    def state(device):
+        if not box:
+            box.append(torch.zeros(1, dtype=torch.int32, device=device))
+            box.append(torch.zeros(1 << 16, device=device))
+        return box[0], box[1]
+    return state
+
+
+_state = _make_state()
+
+
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
-        self.register_buffer("calls", torch.zeros(1, dtype=torch.int32))
-        self.register_buffer("stash", torch.zeros(1 << 16))
 
     def forward(self, x):
         x = x.contiguous()
         y = torch.empty_like(x)
         n = x.numel()
-        _relu_or_replay[(triton.cdiv(n, 1024),)](x, y, self.stash, self.calls, n, LIMIT=4, BLOCK=1024)
-        _tick[(1,)](self.calls)
+        calls, stash = _state(x.device)
+        _relu_or_replay[(triton.cdiv(n, 1024),)](x, y, stash, calls, n, LIMIT=8, BLOCK=1024)
+        _tick[(1,)](calls)
         return y

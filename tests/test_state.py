@@ -1,0 +1,63 @@
+"""State kept across forward calls: a candidate may keep it only where the reference does.
+
+A kernel can write into a tensor the module keeps (a buffer, a plain tensor attribute, a module-level
+tensor) where no static rule sees it: a call counter that stops the work after the checked calls, a
+cache of an earlier result. The workers snapshot those tensors around each configuration's trials;
+a change fails the candidate unless the reference's own forward changes its state too (batch norm's
+running statistics in training mode, say)."""
+from conftest import CORPUS
+from verifier import verify
+
+RELU = (CORPUS / "problems" / "relu.py").read_text()
+COUNTER = (CORPUS / "cheats" / "relu__counter_in_module_buffer.py").read_text()
+HONEST = (CORPUS / "honest" / "relu__helper_launcher.py").read_text()
+
+STATEFUL_RELU = RELU.replace('''    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.relu(x)''', '''    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros(1))
+
+    def forward(self, x):
+        self.calls += 1  # like batch norm's running statistics: a side effect, not part of the output
+        return torch.relu(x)''')
+
+# an honest ReLU that computes every call, but through a scratch buffer it keeps in the module
+SCRATCH = HONEST.replace('''    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return triton_relu(x)''', '''    def __init__(self):
+        super().__init__()
+        self.register_buffer("last_numel", torch.zeros(1, dtype=torch.int64))
+
+    def forward(self, x):
+        y = triton_relu(x)
+        _note_numel[(1,)](self.last_numel, x.numel())
+        return y
+
+
+@triton.jit
+def _note_numel(p, n):
+    tl.store(p, n)''')
+
+
+def test_a_counter_in_a_module_buffer_fails_where_the_reference_keeps_no_state():
+    v = verify(RELU, COUNTER, device="cpu")
+    assert not v.ok and v.rules == ["state-in-forward"] and "calls" in v.summary(), v.summary()
+
+
+def test_state_is_allowed_when_the_reference_keeps_state_too():
+    assert STATEFUL_RELU != RELU
+    v = verify(STATEFUL_RELU, SCRATCH, device="cpu")
+    assert v.ok, v.summary()
+    assert verify(STATEFUL_RELU, HONEST, device="cpu").ok
+
+
+def test_a_kept_scratch_buffer_is_state_and_the_message_says_what_to_do():
+    assert SCRATCH != HONEST
+    v = verify(RELU, SCRATCH, device="cpu")
+    assert not v.ok and v.rules == ["state-in-forward"], v.summary()
+    assert "last_numel" in v.summary() and "forward's own allocations" in v.summary()
