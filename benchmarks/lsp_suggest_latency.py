@@ -172,7 +172,7 @@ async def main_async(a, on_row=None) -> tuple[str, list[dict], dict]:
     """Every module through one server; `on_row(rows, info)` after each (a partial report survives a kill)."""
     work = Path(tempfile.mkdtemp(prefix="tritonrl-lsp-latency-"))
     opts = {"device": a.device, "feedback_db": str(work / "feedback.sqlite3")}
-    for k in ("n", "turns", "trials", "max_new_tokens", "verify_timeout_s"):
+    for k in ("n", "turns", "trials", "max_new_tokens", "verify_timeout_s", "lazy_baseline"):
         if getattr(a, k) is not None:
             opts[k] = getattr(a, k)
     server_args = ("--model", a.model) if a.model else ()
@@ -205,6 +205,8 @@ def main() -> int:
     ap.add_argument("--max-new-tokens", type=int, default=None, help="tokens per candidate (default: the server's)")
     ap.add_argument("--verify-timeout-s", type=float, default=None,
                     help="seconds per verification phase (default: the server's)")
+    ap.add_argument("--lazy-baseline", action=argparse.BooleanOptionalAction, default=None,
+                    help="the server's lazyBaseline setting (default: the verifier's default)")
     ap.add_argument("--modules", default=",".join(MODULES), help=f"comma-separated, of {','.join(MODULES)}")
     ap.add_argument("--job-timeout", type=float, default=1800.0, help="give up on a job after this many seconds")
     ap.add_argument("--out", help="also write the table (with the command and the machine) to this markdown file")
@@ -220,6 +222,7 @@ def main() -> int:
         s = info["settings"]
         head = (f"model: {info['model_id']}; device {a.device} ({resolved_device(a.device)}); server settings: "
                 f"n={s['n']}, turns={s['turns']}, trials={s['trials'] or 'default'}, "
+                f"lazy_baseline={'default' if s.get('lazy_baseline') is None else s['lazy_baseline']}, "
                 f"max_new_tokens={s['max_new_tokens']}; wall time {time.monotonic() - t0:.0f} s"
                 + ("" if done else f"; PARTIAL: {len(rows)} of {len(a.modules)} modules so far"))
         tbl = table(rows)

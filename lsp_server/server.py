@@ -468,6 +468,8 @@ class TritonRLServer(LanguageServer):
         # the H200 before any candidate could start (benchmarks/results/lsp_suggest_latency_h200.md)
         vcfg = VerifyConfig(device=s.device, trials=s.trials, timeout_s=s.verify_timeout_s, pool=True,
                             compile_baseline=False)
+        if s.lazy_baseline is not None:
+            vcfg.lazy_baseline = s.lazy_baseline
         try:
             res = run_problem(problem, backend, n=s.n, turns=s.turns,
                               gen=GenerationConfig(n=s.n, max_new_tokens=s.max_new_tokens),

@@ -38,6 +38,8 @@ class Settings:
     model_timeout_s: float = 600.0    # one request to an endpoint
     max_new_tokens: int = 2048        # per candidate
     feedback_db: str | None = None    # None: training.feedback.default_path() (per user)
+    lazy_baseline: bool | None = None  # GPU: time the reference only once a candidate passes correctness
+                                      # (None: the verifier's default, VerifyConfig.lazy_baseline)
 
     #: changing one of these means a different model: the loaded one is dropped
     MODEL_KEYS = ("model", "endpoint", "served_model", "backend", "device")
@@ -59,6 +61,8 @@ class Settings:
             if isinstance(v, bool) or int(v) != float(v) or int(v) < 1:
                 raise ValueError("must be a whole number >= 1")
             return int(v)
+        if key == "lazy_baseline" and not isinstance(v, bool):
+            raise ValueError("must be true or false")
         if key in ("verify_timeout_s", "model_timeout_s"):
             if isinstance(v, bool) or not float(v) > 0:
                 raise ValueError("must be a number of seconds > 0")

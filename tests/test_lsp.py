@@ -277,6 +277,11 @@ def test_sibling_uri_and_settings():
     s.update({"tritonrl": {"device": "cpu"}})
     s.update(None)
     assert s.device == "cpu"
+    assert s.lazy_baseline is None  # the verifier's default unless set
+    changed, errors = s.update({"lazyBaseline": True})
+    assert changed == {"lazy_baseline"} and s.lazy_baseline is True and not errors
+    changed, errors = s.update({"lazyBaseline": "yes"})
+    assert not changed and errors == ["lazyBaseline = 'yes': must be true or false"]
 
 
 def test_cpu_note_only_for_candidates_the_cpu_interpreter_ran():

@@ -16,12 +16,13 @@ export interface ExtensionSettings {
   modelTimeoutS?: number;
   maxNewTokens?: number;
   feedbackDb?: string | null;
+  lazyBaseline?: boolean | null;
 }
 
 /** The keys the server reads (lsp_server Settings, camelCase); the launcher keys stay in the client. */
 export const SERVER_KEYS = [
   "model", "endpoint", "servedModel", "backend", "device", "n", "turns", "trials",
-  "verifyTimeoutS", "modelTimeoutS", "maxNewTokens", "feedbackDb",
+  "verifyTimeoutS", "modelTimeoutS", "maxNewTokens", "feedbackDb", "lazyBaseline",
 ] as const;
 
 export interface Launch {
@@ -44,15 +45,15 @@ export function serverLaunch(s: ExtensionSettings): Launch {
 }
 
 /** initializationOptions for the server: only the keys it reads, without unset (null or empty) values. */
-export function serverOptions(s: ExtensionSettings): Record<string, string | number> {
-  const out: Record<string, string | number> = {};
+export function serverOptions(s: ExtensionSettings): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
   for (const k of SERVER_KEYS) {
     const v = s[k];
     if (v === null || v === undefined) continue;
     if (typeof v === "string") {
       if (v.trim() === "") continue;
       out[k] = v.trim();
-    } else if (typeof v === "number" && Number.isFinite(v)) {
+    } else if ((typeof v === "number" && Number.isFinite(v)) || typeof v === "boolean") {
       out[k] = v;
     }
   }

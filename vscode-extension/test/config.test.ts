@@ -16,12 +16,13 @@ test("initializationOptions keep the server's keys and drop unset values", () =>
   const opts = serverOptions({
     pythonPath: "/x/python", serverPath: "", model: null, endpoint: " http://127.0.0.1:8000 ", servedModel: "",
     backend: "auto", device: "cpu", n: 2, turns: 1, trials: null, verifyTimeoutS: 30, modelTimeoutS: 600,
-    maxNewTokens: 2048, feedbackDb: "/tmp/fb.sqlite3",
+    maxNewTokens: 2048, feedbackDb: "/tmp/fb.sqlite3", lazyBaseline: null,
   });
   assert.deepEqual(opts, {
     endpoint: "http://127.0.0.1:8000", backend: "auto", device: "cpu", n: 2, turns: 1, verifyTimeoutS: 30,
     modelTimeoutS: 600, maxNewTokens: 2048, feedbackDb: "/tmp/fb.sqlite3",
   });
+  assert.deepEqual(serverOptions({ lazyBaseline: false }), { lazyBaseline: false });
   assert.deepEqual(serverOptions({ n: Number.NaN }), {});
 });
 
