@@ -3,6 +3,8 @@
 #   1. dot_precision.py: the corpus's GEMM samples with tl.dot as written (TF32 on the GPU), ieee and tf32x3;
 #   2. lsp_suggest_latency.py: generate command -> first verified suggestion, 5 level-1-style modules;
 #   3. training.eval on KernelBench level 1's op families (the model card's list), until HARD seconds.
+# Also, when named in STEPS: gputests (tests/test_gpu.py, GPU_S seconds) and lsplazy (step 2 with the server's
+# lazyBaseline setting on, to compare with lsp), e.g. STEPS="gputests lsp lsplazy".
 # Each step writes under $OUT as it goes, so a step cut off by its limit still returns what it measured.
 #   MODEL (default: the embedded default), DOT_S, LSP_S, KB_N, HARD, STEPS (default "dot lsp kb")
 set -u
@@ -21,6 +23,12 @@ for S in $STEPS; do case $S in
   lsp) log "lsp latency"
     timeout -k 10 ${LSP_S:-240} python3 benchmarks/lsp_suggest_latency.py $MARG --device cuda ${LSP_ARGS:-} \
       --out $OUT/lsp_suggest_latency_h200.md > $OUT/lsp.log 2>&1; log "rc=$?"; tail -4 $OUT/lsp_suggest_latency_h200.md ;;
+  gputests) log "tests/test_gpu.py"
+    timeout -k 10 ${GPU_S:-300} python3 -m pytest -q -p no:cacheprovider -p no:asyncio -p no:pytest-lsp -o addopts= \
+      tests/test_gpu.py > $OUT/test_gpu.log 2>&1; log "rc=$?"; tail -5 $OUT/test_gpu.log ;;
+  lsplazy) log "lsp latency, lazy baseline"
+    timeout -k 10 ${LSP_S:-240} python3 benchmarks/lsp_suggest_latency.py $MARG --device cuda --lazy-baseline ${LSP_ARGS:-} \
+      --out $OUT/lsp_suggest_latency_lazy_h200.md > $OUT/lsp_lazy.log 2>&1; log "rc=$?"; tail -4 $OUT/lsp_suggest_latency_lazy_h200.md ;;
   kb) LEFT=$(( HARD - $(el) )); log "KernelBench L1 families, ${LEFT}s"
     [ $LEFT -gt 30 ] || continue
     timeout -s INT -k 15 $LEFT python3 -m training.eval --model ${MODEL:-training/default_model} --problems .kb --level level1 --only $ONLY \
