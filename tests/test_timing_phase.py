@@ -30,6 +30,7 @@ def test_honest_candidates_are_timed_and_pass_the_timing_checks(name):
     assert v.ok, v.summary()
     assert v.time_ms > 0 and v.ref_eager_ms > 0 and v.speedup > 0
     assert v.phases_s["timing"] > 0
+    assert v.timed_calls["checked"] >= 10 and v.timed_calls["audits"] >= 2  # 5+ event-timed, 10 synchronised
 
 
 def test_timing_cheats_are_corpus_files_with_an_expectation():

@@ -430,6 +430,7 @@ def _judge_timed_calls(v: Verdict, timing: dict, timed_file: Path, ref: Referenc
     hidden among the timed ones launched the candidate's kernels and ran no torch compute."""
     import torch
 
+    v.timed_calls = {"checked": int(timing.get("checked_calls") or 0), "audits": int(timing.get("audits") or 0)}
     skipped = int(timing.get("calls_without_launch") or 0) + int(timing.get("audit_skipped") or 0)
     if skipped:
         v.fail("performance", "launch-skipped-when-timed", f"{skipped} forward calls of the timing phase launched "

@@ -53,6 +53,9 @@ class Verdict:
     # supervisor saw it), import and first_trial (inside the sandbox: the first trial includes Triton's
     # compile), timing_lock and timing (GPU only)
     phases_s: dict[str, float] = field(default_factory=dict)
+    # the timing phase's own checks: outputs of timed calls compared ("checked") and untimed audit calls
+    # hidden among them ("audits"); empty when nothing was timed
+    timed_calls: dict[str, int] = field(default_factory=dict)
     log_tail: str = ""
 
     def fail(self, stage: str, rule: str, message: str, line: int | None = None) -> "Verdict":
@@ -99,6 +102,9 @@ class Verdict:
             comp = f", {self.speedup_compile:.2f}x vs torch.compile" if self.speedup_compile else ""
             lines.append(f"  {self.time_ms:.3f} ms vs eager {self.ref_eager_ms:.3f} ms: "
                          f"{self.speedup:.2f}x{comp}")
+            if self.timed_calls:
+                lines.append(f"  timed calls: {self.timed_calls.get('checked', 0)} outputs checked, "
+                             f"{self.timed_calls.get('audits', 0)} audit calls among them")
         elif self.ok:
             lines.append("  speed not measured (CPU interpreter: correctness only)")
         return "\n".join(lines)
