@@ -152,3 +152,52 @@ def test_close_plan_forces_the_closing_tag_only_on_rows_whose_plan_is_still_open
             assert not prompts.plan_overran("<think>" + tok.decode(c, skip_special_tokens=True))
         else:
             assert c == f
+
+
+def test_plan_budget_in_two_passes_closes_only_open_plans(tiny_ckpt):
+    """The vLLM backend's budget forcing (vLLM has no per-step hook), run here with a real model as the engine:
+    a row whose plan is open after `budget` tokens continues from PLAN_CLOSE; a row without an open plan
+    continues from exactly where it stopped; nothing runs past max_new_tokens, and ended rows stay ended."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from training.sampling import Piece, sample_with_plan_budget
+
+    tok = AutoTokenizer.from_pretrained(tiny_ckpt)
+    model = AutoModelForCausalLM.from_pretrained(tiny_ckpt).eval()
+    eos = tok.eos_token_id
+    calls = []
+
+    def sample(requests):  # greedy, one request at a time: the engine
+        calls.append(requests)
+        out = []
+        for ids, m, _, _ in requests:
+            with torch.no_grad():
+                gen = model.generate(torch.tensor([ids]), do_sample=False, max_new_tokens=m, pad_token_id=eos)
+            new = gen[0, len(ids):].tolist()
+            ended = eos in new
+            out.append(Piece(new[:new.index(eos) + 1] if ended else new, ended))
+        return out
+
+    texts = ["prompt <think>", "prompt", "prompt <think> x"]
+    ids = [tok(t, add_special_tokens=False).input_ids for t in texts]
+    # the untrained model never writes </think>: rows 0 and 2 (prompts ending in a plan) stay open
+    pieces = sample_with_plan_budget(sample, ids, [prompts.ends_in_plan(t) for t in texts], tok,
+                                     max_new_tokens=24, budget=6)
+    close = tok(prompts.PLAN_CLOSE, add_special_tokens=False).input_ids
+    first = [sample([(p, 6, i, 0)])[0] for i, p in enumerate(ids)]  # what the first pass wrote (greedy: same)
+    assert not first[0].ended and not first[1].ended  # (so both branches below are exercised)
+    for i, (piece, f) in enumerate(zip(pieces, first)):
+        assert len(piece.ids) <= 24 and piece.ids[:len(f.ids)] == f.ids
+        if f.ended:
+            assert piece.ids == f.ids
+            continue
+        rest = piece.ids[len(f.ids):]
+        if i in (0, 2):
+            assert rest[:len(close)] == close, tok.decode(rest)
+        else:
+            assert rest[:len(close)] != close
+    assert [r[3] for r in calls[0]] == [0, 0, 0] and all(r[3] == 1 for r in calls[1])
+    # a row that reaches max_new_tokens in the first pass is not continued
+    short = sample_with_plan_budget(sample, ids[:1], [True], tok, max_new_tokens=4, budget=6)
+    assert len(short[0].ids) <= 4

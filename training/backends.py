@@ -145,14 +145,35 @@ class VLLMBackend:
         self.prompt_form = prompt_form(Path(model_path))
 
     def generate(self, conversations: Sequence[Conversation], cfg: GenerationConfig) -> list[list[Completion]]:
+        """Each sample is its own request (token-id prompts, one seed per row as in the transformers backend),
+        in two passes for the plan budget (`sampling.sample_with_plan_budget`: vLLM has no per-step hook)."""
         from vllm import SamplingParams  # type: ignore
+        from vllm.inputs import TokensPrompt  # type: ignore
 
-        params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p,
-                                max_tokens=cfg.max_new_tokens, seed=cfg.seed)
+        from .sampling import Piece, row_seed, sample_with_plan_budget
+
         rendered = [prompts.render(c, self.tokenizer) for c in conversations]
-        results = self.llm.generate(rendered, params, lora_request=self._lora)
-        return [[Completion(o.text, truncated=o.finish_reason == "length", prompt=p, tokens=len(o.token_ids))
-                 for o in r.outputs] for p, r in zip(rendered, results)]
+        rows = [(t, j) for t in rendered for j in range(cfg.n)]
+        prompt_ids = {t: self.tokenizer(t, add_special_tokens=False).input_ids for t in rendered}
+        seeds = [None if cfg.seed is None else row_seed(cfg.seed, t, j) for t, j in rows]
+
+        def sample(requests: list) -> list[Piece]:
+            params = [SamplingParams(n=1, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=m,
+                                     seed=None if seeds[r] is None else (seeds[r] + k) % (1 << 31))
+                      for _, m, r, k in requests]
+            results = self.llm.generate([TokensPrompt(prompt_token_ids=p) for p, _, _, _ in requests], params,
+                                        lora_request=self._lora)
+            return [Piece(list(r.outputs[0].token_ids), r.outputs[0].finish_reason != "length") for r in results]
+
+        pieces = sample_with_plan_budget(sample, [prompt_ids[t] for t, _ in rows],
+                                         [prompts.ends_in_plan(t) for t, _ in rows], self.tokenizer,
+                                         cfg.max_new_tokens)
+        out: list[list[Completion]] = [[] for _ in rendered]
+        for k, ((text, _), piece) in enumerate(zip(rows, pieces)):
+            out[k // cfg.n].append(Completion(self.tokenizer.decode(piece.ids, skip_special_tokens=True),
+                                              truncated=not piece.ended and len(piece.ids) >= cfg.max_new_tokens,
+                                              prompt=text, tokens=len(piece.ids)))
+        return out
 
 
 class OpenAIBackend:

@@ -10,6 +10,8 @@ or split over ranks, and the caller's global RNG is left alone. `sample_rows` ba
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
+from typing import Callable
 
 from . import prompts
 
@@ -119,4 +121,45 @@ def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max
                 out.append([t for t in row if t != pad or t == eos])
     finally:
         tokenizer.padding_side = side
+    return out
+
+
+@dataclass
+class Piece:
+    """What one sampling request returned: its new token ids, and whether it stopped by itself (end of
+    sequence, a stop string) rather than at its token limit."""
+
+    ids: list[int]
+    ended: bool
+
+
+# one request: (prompt token ids, most new tokens, row index, pass: 0 first, 1 continuation)
+Request = tuple[list[int], int, int, int]
+
+
+def sample_with_plan_budget(sample: Callable[[list[Request]], list[Piece]], prompt_ids: list[list[int]],
+                            opens_in_plan: list[bool], tokenizer, max_new_tokens: int,
+                            budget: int = prompts.PLAN_TOKEN_BUDGET) -> list[Piece]:
+    """`ClosePlan` for engines without a per-step logits hook (vLLM's `LLM.generate`), in two passes: every row
+    samples `budget` tokens; a row whose plan is still open then gets `prompts.PLAN_CLOSE` appended (as
+    tokens), and every row that neither ended nor reached `max_new_tokens` samples on from there. This is
+    ClosePlan's first check (a plan opened only after the budget is not cut). `sample(requests)` returns one
+    Piece per request; `opens_in_plan[i]`: row i's prompt ends inside a plan (`prompts.ends_in_plan`)."""
+    close = tokenizer(prompts.PLAN_CLOSE, add_special_tokens=False).input_ids
+    first = sample([(p, min(budget, max_new_tokens), i, 0) for i, p in enumerate(prompt_ids)])
+    out: list[Piece] = []
+    again: list[int] = []
+    for i, piece in enumerate(first):
+        ids = list(piece.ids)
+        if not piece.ended and len(ids) < max_new_tokens:
+            text = tokenizer.decode(ids, skip_special_tokens=True)
+            if prompts.plan_overran(("<think>" if opens_in_plan[i] else "") + text):
+                ids += close[:max_new_tokens - len(ids)]
+            if len(ids) < max_new_tokens:
+                again.append(i)
+        out.append(Piece(ids, piece.ended))
+    if again:
+        rest = sample([(prompt_ids[i] + out[i].ids, max_new_tokens - len(out[i].ids), i, 1) for i in again])
+        for i, piece in zip(again, rest):
+            out[i] = Piece(out[i].ids + list(piece.ids), piece.ended)
     return out
