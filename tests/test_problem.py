@@ -61,3 +61,48 @@ def test_gpu_budget_shrinks_only_inputs_too_large_for_a_sandbox():
     assert vals["batch_size"] * vals["N"] <= 1 << 28 and vals["batch_size"] * vals["N"] > 1 << 26
     own = {c.name: c.value for c in P.size_constants(SRC) if c.scalable}
     assert plan_small(SRC, P.size_constants(SRC), 1 << 28, 1 << 29, "GPU") == own
+
+
+POOL = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, kernel_size: int):
+        super().__init__()
+        self.pool = nn.AvgPool2d(kernel_size)
+
+    def forward(self, x):
+        return self.pool(x)
+
+
+batch_size = 16
+channels = 64
+height = 2048
+width = 2048
+kernel_size = 11
+
+
+def get_inputs():
+    return [torch.rand(batch_size, channels, height, width)]
+
+
+def get_init_inputs():
+    return [kernel_size]
+"""
+
+
+def test_cpu_plan_undoes_halvings_until_the_problem_runs():
+    """KernelBench's 2-D average pooling (a window of 11) did not load on a CPU: halved to fit the budget,
+    the image became 8 x 8, smaller than the window. The plan now steps back until a forward runs."""
+    from verifier.worker_reference import _forward_once, plan_small
+
+    consts = P.size_constants(POOL)
+    blind = plan_small(POOL, consts, 1 << 15, 1 << 16)
+    with pytest.raises(RuntimeError, match="too small"):
+        _forward_once(P.with_constants(POOL, blind), "cpu")
+    vals = plan_small(POOL, consts, 1 << 15, 1 << 16, device="cpu")
+    assert vals["height"] >= 11 and vals["width"] >= 11 and vals != blind
+    _forward_once(P.with_constants(POOL, vals), "cpu")
+    assert vals["batch_size"] * vals["channels"] * vals["height"] * vals["width"] <= 64 << 15

@@ -44,9 +44,15 @@ def _replace(values: dict, old: int, new: int) -> dict:
     return {k: tuple(sub(e) for e in v) if isinstance(v, tuple) else sub(v) for k, v in values.items()}
 
 
-def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: int, where: str = "CPU") -> dict:
-    """Halve the largest scalable sizes (all equal ones together) until the inputs fit the budget."""
+def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: int, where: str = "CPU",
+               device: str | None = None) -> dict:
+    """Halve the largest scalable sizes (all equal ones together) until the inputs fit the budget.
+
+    With `device`, the plan must also run: a problem that breaks at the smallest sizes (a pooling window or
+    a convolution kernel larger than the shrunk image) gets the last halvings undone, one at a time, while
+    its inputs stay under the hard limit."""
     values = {c.name: c.value for c in consts if c.scalable}
+    steps = [values]
     for _ in range(200):
         n = _numels(P.with_constants(src, values))
         if not n or (max(n) <= per_tensor and sum(n) <= total) or not values:
@@ -56,11 +62,33 @@ def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: i
         if new == m:
             break
         values = _replace(values, m, new)
+        steps.append(values)
     n = _numels(P.with_constants(src, values))
     if n and max(n) > 64 * per_tensor:
         raise P.ProblemError(f"inputs too large for {where} verification ({max(n)} elements) and the problem's "
                              "sizes are not module-level constants that can be scaled down")
-    return values
+    if device is None or len(steps) == 1:
+        return values
+    for vals in reversed(steps):
+        n = _numels(P.with_constants(src, vals))
+        if n and max(n) > 64 * per_tensor:
+            break
+        try:
+            _forward_once(P.with_constants(src, vals), device)
+            return vals
+        except Exception:
+            continue
+    return values  # no shrunk plan runs: the base run reports the problem's own error at these sizes
+
+
+def _forward_once(src: str, device: str) -> None:
+    """One forward of the problem at these sizes (raises what it raises)."""
+    import torch
+
+    mod = _exec(src, "_probe_run")
+    model = mod.Model(*mod.get_init_inputs()).to(device)
+    with torch.no_grad():
+        model(*to_device(list(mod.get_inputs()), device))
 
 
 def _signed(xs: list) -> list:
@@ -156,9 +184,9 @@ def main(job_path: str) -> int:
         src = open(job["problem"]).read()
         P.parse_problem(src)
         consts = P.size_constants(src)
-        small = plan_small(src, consts, job["per_tensor"], job["total"])
+        small = plan_small(src, consts, job["per_tensor"], job["total"], device=device)
         if device == "cuda":  # the problem's own sizes ({}), shrunk only past the GPU budget
-            planned = plan_small(src, consts, job["gpu_per_tensor"], job["gpu_total"], "GPU")
+            planned = plan_small(src, consts, job["gpu_per_tensor"], job["gpu_total"], "GPU", device=device)
             base_vals = {} if planned == {c.name: c.value for c in consts if c.scalable} else planned
         else:
             base_vals = small
