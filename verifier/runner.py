@@ -213,11 +213,9 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
         w.close()
         raise ProblemError(f"the problem does not run: {err['type']}: {err['message']}")
     if not (msg == b"O" or (d / "done.json").exists()) or not (d / "shapes.json").exists():
+        limit = None if res is None else _over_limit(res)
         why = "sent an unexpected message" if res is None else "timed out" if res.timed_out else \
-            f"ran out of memory ({_memory_use(res)})" if res.memory_exceeded else \
-            "wrote more to its work directory than the sandbox allows" if res.workdir_exceeded else \
-            f"was killed by SIGKILL, not by the verifier's limits: most likely by the system's out-of-memory " \
-            f"killer ({_memory_use(res)} when last measured)" if res.signal_name == "SIGKILL" else \
+            limit[1] if limit else _foreign_kill(res) if res.signal_name == "SIGKILL" else \
             f"exited with {res.signal_name or res.returncode}"
         tail = "" if res is None else res.stderr_tail[-2000:]
         w.close()
@@ -330,22 +328,34 @@ def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
     err = res.stderr_tail
     if res.timed_out:
         v.fail("sandbox", "timeout", "candidate did not finish within the time limit (hang or far too slow)")
-    elif res.memory_exceeded:
-        v.fail("sandbox", "memory", f"candidate exceeded the host-memory limit ({_memory_use(res)})")
-    elif res.workdir_exceeded:
-        v.fail("sandbox", "workdir-limit", f"candidate wrote more than {res.workdir_bytes >> 20} MiB to its work "
-               "directory (the sandbox's limit)")
+    elif limit := _over_limit(res):
+        v.fail("sandbox", limit[0], "candidate " + limit[1])
     elif "CUDA error" in err or "cudaError" in err or "illegal memory access" in err:
         v.fail("sandbox", "cuda-error", "CUDA error: " + _last_line(err))
     elif res.signal_name == "SIGKILL":
-        v.fail("sandbox", "crash", f"candidate process was killed by SIGKILL, not by the verifier's limits: by "
-               f"itself or by the system's out-of-memory killer ({_memory_use(res)} when last measured)")
+        v.fail("sandbox", "crash", "candidate process " + _foreign_kill(res))
     elif res.signal_name:
         v.fail("sandbox", "crash", f"candidate process was killed by {res.signal_name}")
     elif res.returncode not in (0, None):
         v.fail("sandbox", "exit", f"candidate process exited with code {res.returncode}: {_last_line(err)}")
     else:
         v.fail("sandbox", "no-result", "candidate process ended without a result (did it exit early?)")
+
+
+def _over_limit(res: sandbox.SandboxResult) -> tuple[str, str] | None:
+    """(rule, what the process did) when the sandbox killed it at a limit of memory or of its work dir."""
+    if res.memory_exceeded:
+        return "memory", f"exceeded the host-memory limit ({_memory_use(res)})"
+    if res.workdir_exceeded:
+        return "workdir-limit", (f"wrote more than {res.workdir_bytes >> 20} MiB to its work directory (the "
+                                 "sandbox's limit)")
+    return None
+
+
+def _foreign_kill(res: sandbox.SandboxResult) -> str:
+    """A SIGKILL the verifier did not send, in words."""
+    return (f"was killed by SIGKILL, not by the verifier's limits: by itself or by the system's out-of-memory "
+            f"killer ({_memory_use(res)} when last measured)")
 
 
 def _memory_use(res: sandbox.SandboxResult) -> str:

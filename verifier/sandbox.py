@@ -46,7 +46,7 @@ class SandboxResult:
     returncode: int | None
     timed_out: bool = False
     memory_exceeded: bool = False
-    peak_rss: int = 0
+    peak_rss: int = 0               # resident bytes of the tree at its peak (plus its work dir's, when on tmpfs)
     workdir_exceeded: bool = False
     workdir_bytes: int = 0          # the most its work dir held (as the memory watch saw it)
     workdir_in_memory: bool = False  # the work dir is on tmpfs: its bytes were counted as memory too

@@ -107,23 +107,15 @@ class _OpLog(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def _plain(out):
-    """Outputs as plain CPU tensors; a subclass or a non-tensor is reported, not converted."""
+def _plain(out, on_device: bool = False):
+    """Copies of forward's outputs as plain tensors, on the CPU (or, `on_device`, where they are); a subclass
+    or a non-tensor is reported, not converted."""
     if isinstance(out, (list, tuple)):
-        return [_plain(o) for o in out]
+        return [_plain(o, on_device) for o in out]
     if type(out) is not torch.Tensor:
         raise TypeError(f"forward returned {type(out).__module__}.{type(out).__qualname__}, not a plain tensor")
     t = torch.Tensor.detach(out)
-    return t.cpu() if t.is_cuda else t.clone()
-
-
-def _copy(out):
-    """A detached copy of forward's outputs on their device (a tensor, or lists and tuples of them)."""
-    if isinstance(out, (list, tuple)):
-        return [_copy(o) for o in out]
-    if type(out) is not torch.Tensor:
-        raise TypeError(f"forward returned {type(out).__module__}.{type(out).__qualname__}, not a plain tensor")
-    return torch.Tensor.detach(out).clone()
+    return t.cpu() if t.is_cuda and not on_device else t.clone()
 
 
 def _same_layout(a: list, b: list) -> bool:
@@ -171,7 +163,7 @@ class _TimedCalls:
         trial = self.trials[self.k][0]
         try:
             if trial not in self.first:
-                self.first[trial] = _copy(out)
+                self.first[trial] = _plain(out, on_device=True)
                 return
             self.checked += 1
             ok, msg, _, _ = self.compare(self.first[trial], out, *self.tol)
