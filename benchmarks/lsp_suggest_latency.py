@@ -119,11 +119,15 @@ async def run_one(client, name: str, timeout: float) -> dict:
         await asyncio.sleep(POLL_S)
 
     await asyncio.sleep(0.2)  # the log and show messages sent just before the progress end
-    labels = []
+    labels, timings = [], []   # timings: (verifier seconds, "phase s, ...") per candidate, from the server's log
     for m in client.log_messages[logs0:]:
-        hit = re.match(rf"{CLASS} candidate \d+ \(turn (\d+)\): (.*)$", m.message)
+        hit = re.match(rf"{CLASS} candidate \d+ \(turn (\d+)\): (.*?)(?: \[verifier ([\d.]+) s: (.*)\])?$", m.message)
         if hit:
             labels.append(hit[2])
+            timings.append((float(hit[3]) if hit[3] else None, hit[4] or "", hit[2].startswith("verified")))
+    # where the verifier's time went: the fastest verified candidate's phases, else the first candidate's
+    timed = [t for t in timings if t[0] is not None]
+    pick = min((t for t in timed if t[2]), key=lambda t: t[0], default=timed[0] if timed else None)
     verified = sum(lab.startswith("verified") for lab in labels)
     stages = collections.Counter(lab for lab in labels if not lab.startswith("verified"))
     applies = [a for a in await actions_at(client, uri, line_of(text, f"class {CLASS}"))
@@ -139,7 +143,8 @@ async def run_one(client, name: str, timeout: float) -> dict:
     return {"module": name, "offered": at.get("offered"), "verifier": at.get("verifier"), "job": at["end"],
             "outcome": at.get("outcome", "?"), "verified": verified, "total": len(labels),
             "load": (at["generating"] - at["loading"]) if "generating" in at and "loading" in at else None,
-            "generate": gen_s, "stages": stages, "applies": len(applies), "problems": problems}
+            "generate": gen_s, "stages": stages, "applies": len(applies), "problems": problems,
+            "phases": f"{pick[0]:.1f}: {pick[1]}" if pick else "-"}
 
 
 def fmt_s(x: float | None) -> str:
@@ -148,13 +153,14 @@ def fmt_s(x: float | None) -> str:
 
 def table(rows: list[dict]) -> str:
     lines = ["| module | time to first verified s | verifier said verified s | job time s | model load s | "
-             "generating s | verified/total | stages (rejected candidates) | job outcome |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "generating s | verified/total | stages (rejected candidates) | job outcome | "
+             "verifier s: phases (fastest verified, else first candidate) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         first = fmt_s(r["offered"]) if r["offered"] is not None else f"{r['job']:.1f} (none verified)"
         stages = ", ".join(f"{k} x{v}" for k, v in sorted(r["stages"].items(), key=lambda kv: -kv[1])) or "-"
         lines.append(f"| {r['module']} | {first} | {fmt_s(r['verifier'])} | {r['job']:.1f} | {fmt_s(r['load'])} | "
-                     f"{r['generate']:.1f} | {r['verified']}/{r['total']} | {stages} | {r['outcome']} |")
+                     f"{r['generate']:.1f} | {r['verified']}/{r['total']} | {stages} | {r['outcome']} | {r['phases']} |")
     firsts = [r["offered"] if r["offered"] is not None else r["job"] for r in rows]
     jobs = [r["job"] for r in rows]
     p50 = statistics.median(firsts)

@@ -109,6 +109,12 @@ def _why(e: Exception) -> str:
     return str(e) if isinstance(e, BackendError) else f"{type(e).__name__}: {e}"
 
 
+def _phases_note(v) -> str:
+    """Where a candidate's verification time went, for the log: ' [verifier 8.1 s: reference 2.0, ...]'."""
+    phases = ", ".join(f"{k} {t:.1f}" for k, t in (v.phases_s or {}).items() if isinstance(t, (int, float)) and t >= 0.05)
+    return f" [verifier {v.elapsed_s:.1f} s: {phases}]" if v.elapsed_s else ""
+
+
 class TritonRLServer(LanguageServer):
     def __init__(self, settings: Settings | None = None):
         super().__init__("tritonrl-lsp", "0.1.0")
@@ -482,7 +488,7 @@ class TritonRLServer(LanguageServer):
         note = f" ({CPU_NOTE})" if ran_on_cpu([c.verdict for c in res.candidates]) else ""
         verified = res.verified
         for i, c in enumerate(res.candidates, 1):
-            self.note(f"{class_name} candidate {i} (turn {c.turn}): {c.label}")
+            self.note(f"{class_name} candidate {i} (turn {c.turn}): {c.label}{_phases_note(c.verdict)}")
         if verified:
             shown = verified[:MAX_APPLY]
             ids = self._log_shown(shown, uri, class_name, problem, getattr(backend, "model_id", ""))
