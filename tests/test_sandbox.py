@@ -46,8 +46,11 @@ def test_hang_is_killed_with_its_whole_tree(tmp_path):
     r = run_script(tmp_path, code, limits=sandbox.Limits(timeout_s=3))
     assert r.timed_out and time.monotonic() - t0 < 15
     assert list(tmp_path.glob("alive-*")), "the grandchildren should have started"
-    time.sleep(0.5)
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    # SIGKILLed processes leave the table once reaped; on a loaded machine that took longer than 0.5 s
+    deadline = time.monotonic() + 5
+    while "s.py" in (ps := subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout) \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert "s.py" not in ps, "a process outlived the sandbox"
 
 
@@ -283,3 +286,16 @@ def test_torch_compute_hidden_in_the_launch_path_is_caught_at_runtime():
     v = verify(PROBLEM.read_text(), src, static_checks=False, trials=1, perturb=0, ordered=False)
     assert not v.ok and v.stage == "launch" and v.rules == ["runtime-torch-compute"], v.summary()
     assert "aten.mul" in v.reasons[0].message
+
+
+@pytest.mark.parametrize("name,read", [("relu__tolist_python_loop.py", "Tensor.tolist"),
+                                       ("relu__array_module_buffer.py", "Tensor.tolist"),
+                                       ("relu__numpy_view_in_place.py", "Tensor.numpy")])
+def test_python_compute_on_a_host_copy_is_caught_at_runtime(name, read):
+    """Static rules reject these first; without them, the result computed in plain Python on a copy of the
+    tensor's memory (a list, a buffer, a numpy view written in place) runs no ATen op, and the forward's
+    log of host reads still catches it."""
+    src = (CORPUS / "cheats" / name).read_text()
+    v = verify(PROBLEM.read_text(), src, static_checks=False, trials=1, perturb=0, ordered=False)
+    assert not v.ok and v.stage == "launch" and v.rules == ["runtime-torch-compute"], v.summary()
+    assert read in v.reasons[0].message

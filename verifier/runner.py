@@ -401,7 +401,7 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
         kernels |= {r["name"] for r in live}
         if t["ops"]:
             launch_fail = launch_fail or ("runtime-torch-compute", f"{where}: forward ran torch compute outside "
-                                          f"Triton: {', '.join('aten.' + o for o in t['ops'][:8])}")
+                                          f"Triton: {', '.join(t['ops'][:8])}")
         if not live:
             rule = "empty-grid" if mine else "no-launch"
             msg = "kernels launched only with empty grids" if mine else "no Triton kernel of the candidate launched"
@@ -447,7 +447,7 @@ def _judge_timed_calls(v: Verdict, timing: dict, timed_file: Path, ref: Referenc
                "no kernel of the candidate (work skipped or cached on repeated inputs)")
         return
     if timing.get("audit_ops"):
-        ops = ", ".join("aten." + str(o) for o in timing["audit_ops"][:8])
+        ops = ", ".join(str(o) for o in timing["audit_ops"][:8])
         v.fail("performance", "runtime-torch-compute", f"between timed calls, forward ran torch compute outside "
                f"Triton: {ops}")
         return

@@ -17,6 +17,7 @@ import time
 import types
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters, seed_all,
@@ -98,13 +99,45 @@ def _untimed_autotune() -> None:
     Autotuner._bench = lambda self, *args, config, **meta: [0.0, 0.0, 0.0]
 
 
-class _OpLog(TorchDispatchMode):
+class _Dispatch(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if S.active:
             name = func.overloadpacket.__name__
             if name not in ALLOWED_OPS and not (S.in_launch and name in LAUNCH_OPS):
-                S.ops.add(name)
+                S.ops.add(f"aten.{name}")
         return func(*args, **(kwargs or {}))
+
+
+# Tensor methods that hand a tensor's memory to Python (lists, numpy arrays, buffers) without an ATen op:
+# compute done on that copy in plain Python never shows in the dispatch log. Triton's interpreter reads
+# its arguments' storages itself, inside a launch (LAUNCH_READS).
+HOST_READS = {"tolist", "numpy", "__array__", "__dlpack__", "untyped_storage", "storage", "_typed_storage"}
+LAUNCH_READS = {"untyped_storage", "storage", "_typed_storage"}
+
+
+class _HostReads(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if S.active:
+            name = getattr(func, "__name__", "")
+            if name in HOST_READS and not (S.in_launch and name in LAUNCH_READS):
+                S.ops.add(f"Tensor.{name}")
+        return func(*args, **(kwargs or {}))
+
+
+class _OpLog:
+    """Logs, while `S.active`, the torch work a forward does outside Triton: ATen ops other than allocation,
+    views and copies, and reads of tensor memory into Python."""
+
+    def __enter__(self):
+        self._modes = (_HostReads(), _Dispatch())
+        for m in self._modes:
+            m.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        for m in reversed(self._modes):
+            m.__exit__(*exc)
+        return False
 
 
 def _plain(out, on_device: bool = False):
