@@ -83,8 +83,9 @@ class Control:
         return self._ask(b"R", b"G")
 
 
-def warm_up(device: str) -> None:
-    """Trusted start-up work done before any job: imports, CUDA context, Triton's driver stubs.
+def warm_up(device: str, compile_kernel: bool = True) -> None:
+    """Trusted start-up work done before any job: imports, CUDA context, Triton's driver stubs and (unless
+    `compile_kernel` is False) one small kernel compiled and run.
 
     This is what a pooled worker has already done when a candidate arrives."""
     import torch
@@ -97,6 +98,10 @@ def warm_up(device: str) -> None:
 
         driver.active.get_current_device()
         getattr(driver.active, "utils", None)  # compiles the driver's C helpers into this sandbox's cache
+    if compile_kernel:
+        from . import _warm_kernel
+
+        _warm_kernel.run(device)
 
 
 def serve(main, argv: list[str]) -> int:
