@@ -3,8 +3,9 @@
 #   1. dot_precision.py: the corpus's GEMM samples with tl.dot as written (TF32 on the GPU), ieee and tf32x3;
 #   2. lsp_suggest_latency.py: generate command -> first verified suggestion, 5 level-1-style modules;
 #   3. training.eval on KernelBench level 1's op families (the model card's list), until HARD seconds.
-# Also, when named in STEPS: gputests (tests/test_gpu.py, GPU_S seconds) and lsplazy (step 2 with the server's
-# lazyBaseline setting on, to compare with lsp), e.g. STEPS="gputests lsp lsplazy".
+# Also, when named in STEPS: gputests (tests/test_gpu.py, GPU_S seconds), warm (benchmarks/warm_compile.py, WARM_S
+# seconds) and lsplazy (step 2 with the server's lazyBaseline setting on, to compare with lsp),
+# e.g. STEPS="gputests warm lsp lsplazy".
 # Each step writes under $OUT as it goes, so a step cut off by its limit still returns what it measured.
 #   MODEL (default: the embedded default), DOT_S, LSP_S, KB_N, HARD, STEPS (default "dot lsp kb")
 set -u
@@ -26,6 +27,9 @@ for S in $STEPS; do case $S in
   gputests) log "tests/test_gpu.py"
     timeout -k 10 ${GPU_S:-300} python3 -m pytest -q -p no:cacheprovider -p no:asyncio -p no:pytest-lsp -o addopts= \
       tests/test_gpu.py > $OUT/test_gpu.log 2>&1; log "rc=$?"; tail -5 $OUT/test_gpu.log ;;
+  warm) log "first candidate forward with and without the worker's warm-up kernel"
+    timeout -k 10 ${WARM_S:-120} python3 benchmarks/warm_compile.py --device cuda --reps ${WARM_REPS:-1} \
+      --out $OUT/warm_compile_h200.md > $OUT/warm.log 2>&1; log "rc=$?"; tail -8 $OUT/warm_compile_h200.md ;;
   lsplazy) log "lsp latency, lazy baseline"
     timeout -k 10 ${LSP_S:-240} python3 benchmarks/lsp_suggest_latency.py $MARG --device cuda --lazy-baseline ${LSP_ARGS:-} \
       --out $OUT/lsp_suggest_latency_lazy_h200.md > $OUT/lsp_lazy.log 2>&1; log "rc=$?"; tail -4 $OUT/lsp_suggest_latency_lazy_h200.md ;;
