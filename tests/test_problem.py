@@ -106,3 +106,49 @@ def test_cpu_plan_undoes_halvings_until_the_problem_runs():
     assert vals["height"] >= 11 and vals["width"] >= 11 and vals != blind
     _forward_once(P.with_constants(POOL, vals), "cpu")
     assert vals["batch_size"] * vals["channels"] * vals["height"] * vals["width"] <= 64 << 15
+
+
+MLP = """import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, input_size, layer_sizes, output_size):
+        super().__init__()
+        sizes = [input_size] + layer_sizes + [output_size]
+        self.net = nn.Sequential(*[nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])
+
+    def forward(self, x):
+        return self.net(x)
+
+batch_size = 128
+input_size = 16384
+layer_sizes = [16384, 16384]
+output_size = 8192
+
+def get_inputs():
+    return [torch.rand(batch_size, input_size)]
+
+def get_init_inputs():
+    return [input_size, layer_sizes, output_size]
+"""
+
+
+def test_list_constants_are_sizes_and_stay_lists():
+    """KernelBench level 3's MLPs keep their hidden widths in a list, which the problem concatenates."""
+    consts = {c.name: c for c in P.size_constants(MLP)}
+    assert consts["layer_sizes"].value == (16384, 16384) and consts["layer_sizes"].scalable
+    small = P.with_constants(MLP, {"layer_sizes": P.shrink(consts["layer_sizes"].value)})
+    assert "layer_sizes = [8192, 8192]\n" in small
+    assert "layer_sizes = [16385, 16385]\n" in P.with_constants(MLP, {"layer_sizes": P.oddify(consts["layer_sizes"].value, 0)})
+
+
+def test_cpu_plan_also_shrinks_a_model_whose_inputs_already_fit():
+    """The MLP's 670M parameters (hidden widths only the model shows) were built at full size on a CPU and the
+    reference timed out; the plan now also halves sizes while that shrinks the model, and no further."""
+    from verifier.worker_reference import _param_numel, plan_small
+
+    vals = plan_small(MLP, P.size_constants(MLP), 1 << 15, 1 << 16)
+    assert max(vals["layer_sizes"]) <= 1024 and _param_numel(P.with_constants(MLP, vals)) <= 64 << 16
+    inline = MLP.replace("layer_sizes = [16384, 16384]", "layer_sizes = [2048] * 2")  # not a constant
+    vals = plan_small(inline, P.size_constants(inline), 1 << 15, 1 << 16)
+    assert vals["batch_size"] >= 64 and vals["input_size"] >= 64, vals  # inputs not shrunk to nothing

@@ -1,7 +1,7 @@
 """Problem sources: checks on the KernelBench format and rewriting of module-level size constants.
 
 Size constants are module-level assignments of integer literals (or integer arithmetic, or tuples
-of them), e.g. ``batch_size = 16`` or ``N = 2048 * 2``. The verifier rewrites them to shrink a
+or lists of them), e.g. ``batch_size = 16``, ``N = 2048 * 2`` or ``layer_sizes = [400, 800]``. The verifier rewrites them to shrink a
 problem for the CPU interpreter and to perturb shapes (odd sizes) so hard-coded shapes fail.
 Nothing here executes the problem: that happens only in the sandboxed reference worker.
 """
@@ -19,6 +19,14 @@ MIN_SCALABLE = 8  # smaller ints (kernel sizes, dims, small channel counts) are 
 
 class ProblemError(ValueError):
     """The problem source is not a usable KernelBench-format problem."""
+
+
+class IntList(tuple):
+    """A list constant's sizes: a tuple everywhere in the planner, written back as a list (the problem may
+    concatenate or append to it)."""
+
+    def __repr__(self) -> str:
+        return repr(list(self))
 
 
 @dataclass(frozen=True)
@@ -51,10 +59,10 @@ def _int_value(node: ast.AST) -> int | tuple[int, ...] | None:
                ast.LShift: lambda: a << b if 0 <= b < 64 else None}
         f = ops.get(type(node.op))
         return f() if f else None
-    if isinstance(node, ast.Tuple):
+    if isinstance(node, (ast.Tuple, ast.List)):
         vals = [_int_value(e) for e in node.elts]
         if vals and all(isinstance(v, int) for v in vals):
-            return tuple(vals)  # type: ignore[arg-type]
+            return (IntList if isinstance(node, ast.List) else tuple)(vals)  # type: ignore[arg-type]
     return None
 
 
@@ -103,7 +111,7 @@ def with_constants(src: str, values: dict[str, int | tuple[int, ...]]) -> str:
 def shrink(value: int | tuple[int, ...]) -> int | tuple[int, ...]:
     """Halve a size (each element of a tuple), never below MIN_SCALABLE // 2."""
     if isinstance(value, tuple):
-        return tuple(max(MIN_SCALABLE // 2, v // 2) if v >= MIN_SCALABLE else v for v in value)
+        return type(value)(max(MIN_SCALABLE // 2, v // 2) if v >= MIN_SCALABLE else v for v in value)
     return max(MIN_SCALABLE // 2, value // 2)
 
 
@@ -114,4 +122,4 @@ def oddify(value: int | tuple[int, ...], step: int) -> int | tuple[int, ...]:
             return v
         cands = [v + 1 if v % 2 == 0 else v + 2, v - 1 if v % 2 == 0 else v - 2, v + 3 if v % 2 == 0 else v + 4]
         return max(1, cands[step % len(cands)])
-    return tuple(one(v) for v in value) if isinstance(value, tuple) else one(value)
+    return type(value)(one(v) for v in value) if isinstance(value, tuple) else one(value)

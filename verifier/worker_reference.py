@@ -33,6 +33,20 @@ def _numels(src: str) -> list[int]:
     return [x.numel() for x in xs if isinstance(x, torch.Tensor)]
 
 
+def _param_numel(src: str) -> int:
+    """Elements of the parameters and buffers Model holds at these constants (meta device: nothing allocated;
+    0 when the model cannot be built there)."""
+    import torch
+
+    try:
+        mod = _exec(src, "_probe_params")
+        with torch.device("meta"):
+            model = mod.Model(*mod.get_init_inputs())
+        return sum(t.numel() for t in [*model.parameters(), *model.buffers()])
+    except Exception:
+        return 0
+
+
 def _largest(values: dict) -> int:
     return max(max(v) if isinstance(v, tuple) else v for v in values.values())
 
@@ -41,12 +55,14 @@ def _replace(values: dict, old: int, new: int) -> dict:
     """Every occurrence of size `old` becomes `new`: equal sizes usually must stay equal
     (e.g. a batch that broadcasts against a feature dimension of the same length)."""
     sub = lambda v: new if v == old else v  # noqa: E731
-    return {k: tuple(sub(e) for e in v) if isinstance(v, tuple) else sub(v) for k, v in values.items()}
+    return {k: type(v)(sub(e) for e in v) if isinstance(v, tuple) else sub(v) for k, v in values.items()}
 
 
 def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: int, where: str = "CPU",
                device: str | None = None) -> dict:
-    """Halve the largest scalable sizes (all equal ones together) until the inputs fit the budget.
+    """Halve the largest scalable sizes (all equal ones together) until the inputs fit the budget and the
+    model's parameters fit 64 x `total` (a network whose widths are constants that the inputs do not show,
+    e.g. an MLP's hidden sizes, would otherwise be built at full size).
 
     With `device`, the plan must also run: a problem that breaks at the smallest sizes (a pooling window or
     a convolution kernel larger than the shrunk image) gets the last halvings undone, one at a time, while
@@ -55,13 +71,20 @@ def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: i
     steps = [values]
     for _ in range(200):
         n = _numels(P.with_constants(src, values))
-        if not n or (max(n) <= per_tensor and sum(n) <= total) or not values:
+        if not n or not values:
+            break
+        inputs_fit = max(n) <= per_tensor and sum(n) <= total
+        params = _param_numel(P.with_constants(src, values)) if inputs_fit else 0
+        if inputs_fit and params <= 64 * total:
             break
         m = _largest(values)
         new = P.shrink(m)
         if new == m:
             break
-        values = _replace(values, m, new)
+        nxt = _replace(values, m, new)
+        if inputs_fit and _param_numel(P.with_constants(src, nxt)) > 0.75 * params:
+            break  # the model's size is not set by its largest constant (e.g. hidden widths written inline)
+        values = nxt
         steps.append(values)
     n = _numels(P.with_constants(src, values))
     if n and max(n) > 64 * per_tensor:
