@@ -8,7 +8,8 @@
 # take 4). HELD_S=0 / LSP_S=0 skip those steps; the machine's /dev/shm/sft_s<SEED> keeps each run for a follow-up call.
 #   SEEDS (default "0"), STEPS (default 1700), SFT_MIN (time limit, minutes), SFT_S (hard cap, seconds: by default
 #   SFT_MIN plus 90 s for loading and the final save), PROMPTS (an RL prompts.jsonl; default the committed benchmarks/rl_prompts_h200.jsonl), HELD_S, LSP_S, HELD_N; RESUME=1
-#   continues the runs in /dev/shm (a warm machine's) instead of starting afresh
+#   continues the runs in /dev/shm (a warm machine's) instead of starting afresh; DATA the corpus files (default
+#   "data/corpus.jsonl data/corpus_tiny.jsonl"; a snapshot of a corpus still growing, say)
 set -u
 SFT_MIN=${SFT_MIN:-5.0}
 NEED_S=$(python3 -c "print(int(float('$SFT_MIN') * 60 + 90))"); SFT_S=${SFT_S:-$NEED_S}
@@ -23,7 +24,7 @@ L=/dev/shm/sft_logs; rm -rf $L; mkdir -p $L
 log "sft, seeds: $SEEDS"
 for S in $SEEDS; do
   [ "${RESUME:-0}" = 1 ] || rm -rf /dev/shm/sft_s$S
-  ( timeout -k 10 $SFT_S python3 -m training.sft --config small --data data/corpus.jsonl data/corpus_tiny.jsonl \
+  ( timeout -k 10 $SFT_S python3 -m training.sft --config small --data ${DATA:-data/corpus.jsonl data/corpus_tiny.jsonl} \
       --out /dev/shm/sft_s$S --max-steps ${STEPS:-1700} --time-limit $SFT_MIN --seed $S > $L/sft_s$S.log 2>&1
     echo "rc=$?" >> $L/sft_s$S.log ) &
 done
