@@ -433,6 +433,7 @@ class TritonRLServer(LanguageServer):
         from training.extract import extract_problem
         from training.suggest import run_problem
         from verifier import VerifyConfig
+        from verifier.problem import ProblemError
 
         uri, class_name, token = job.uri, job.class_name, job.token
         try:
@@ -483,6 +484,9 @@ class TritonRLServer(LanguageServer):
         except BackendError as e:
             self.say(f"TritonRL: the model failed: {e}", types.MessageType.Error)
             return "model failed"
+        except ProblemError as e:  # the module itself does not run in the verifier: nothing to verify against
+            self.say(f"TritonRL: cannot verify kernels for {class_name}: {e}", types.MessageType.Warning)
+            return "module does not run"
         job.check()  # cancelled while verifying: show nothing
 
         note = f" ({CPU_NOTE})" if ran_on_cpu([c.verdict for c in res.candidates]) else ""

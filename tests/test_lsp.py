@@ -181,6 +181,28 @@ async def test_module_without_inputs_names_get_inputs(tmp_path, chat_server):
         assert _ChatServer.requests == []  # the model was never asked
 
 
+BROKEN_FORWARD = PROBLEM.replace("class Model", "class Shapes").replace("def get_inputs():\n",
+                                                                      "def get_inputs():\n    return [torch.randn(3, 5), torch.randn(4, 2)]\n")
+
+
+@pytest.mark.asyncio
+async def test_a_module_whose_own_forward_fails_is_a_warning_not_a_traceback(tmp_path, chat_server):
+    """The user's module does not run on its own inputs (here: forward gets two tensors it does not take):
+    there is nothing to verify against; the user is told why, and the server keeps serving."""
+    uri = (tmp_path / "shapes.py").as_uri()
+    assert "randn(3, 5)" in BROKEN_FORWARD
+    async with lsp(endpoint=chat_server, trials=1, n=1, turns=1) as client:
+        open_doc(client, uri, BROKEN_FORWARD)
+        gen = (await actions_at(client, uri, line_of(BROKEN_FORWARD, "class Shapes")))[0].command
+        assert (await execute(client, gen))["started"]
+        m = await wait_message(client, lambda m: "cannot verify kernels for Shapes" in m, timeout=120)
+        assert m.type == types.MessageType.Warning and "does not run" in m.message, m.message
+        assert not any("Traceback" in lm.message for lm in client.log_messages)
+        await asyncio.sleep(0.3)
+        assert all(v and v[-1].kind == "end" for v in client.progress_reports.values())
+        assert len(await actions_at(client, uri, line_of(BROKEN_FORWARD, "class Shapes"))) == 1
+
+
 @pytest.mark.asyncio
 async def test_bad_endpoint_and_bad_model_are_errors_and_the_server_stays_up(tmp_path):
     uri = (tmp_path / "mod.py").as_uri()

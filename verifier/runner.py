@@ -214,12 +214,17 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
         raise ProblemError(f"the problem does not run: {err['type']}: {err['message']}")
     if not (msg == b"O" or (d / "done.json").exists()) or not (d / "shapes.json").exists():
         limit = None if res is None else _over_limit(res)
-        why = "sent an unexpected message" if res is None else "timed out" if res.timed_out else \
+        why = "sent an unexpected message" if res is None else \
+            (f"timed out: the problem's own forward did not finish its trials within {cfg.timeout_s:.0f} s on "
+             f"{cfg.device}" + ("" if cfg.device == "cuda" else
+                                " (on a CPU the verifier scales a problem down through its module-level integer "
+                                "constants; sizes written as literals, in get_inputs or in the model, stay as "
+                                "written)")) if res.timed_out else \
             limit[1] if limit else _foreign_kill(res) if res.signal_name == "SIGKILL" else \
             f"exited with {res.signal_name or res.returncode}"
-        tail = "" if res is None else res.stderr_tail[-2000:]
+        tail = "" if res is None else res.stderr_tail[-2000:].strip()
         w.close()
-        raise ProblemError(f"the reference worker {why}: {tail}")
+        raise ProblemError(f"the reference worker {why}" + (f": {tail}" if tail else ""))
     ref.outputs = torch.load(d / "ref_outputs.pt", weights_only=True, mmap=True)
     ref.shapes = json.loads((d / "shapes.json").read_text())
     if (d / "state.json").exists():
