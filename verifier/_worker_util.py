@@ -104,10 +104,13 @@ def warm_up(device: str, compile_kernel: bool = True) -> None:
         _warm_kernel.run(device)
 
 
-def serve(main, argv: list[str]) -> int:
-    """Entry of a worker: warm up, tell the supervisor, wait for the job, run it."""
+def serve(main, argv: list[str], warm=None) -> int:
+    """Entry of a worker: warm up (and run `warm(device)`, the worker's own trusted warm-up), tell the
+    supervisor, wait for the job, run it."""
     device = os.environ.get("TRITONRL_DEVICE", "cpu")
     warm_up(device)
+    if warm is not None:
+        warm(device)
     if not Control().wait_for_job():
         return 0
     return main(argv[1] if len(argv) > 1 else "job.json")

@@ -54,6 +54,9 @@ S = _State()
 
 
 def _install_launch_recorder() -> None:
+    if getattr(_install_launch_recorder, "done", False):
+        return
+    _install_launch_recorder.done = True
     import triton.runtime.jit as jit
 
     classes = [jit.JITFunction]
@@ -271,6 +274,17 @@ def _time(base: tuple, device: str, job: dict) -> None:
     write_json("timing.json", timing)
 
 
+def _warm(device: str) -> None:
+    """Trusted, before any job: the first entry into the op log's torch modes imports torch's Python
+    dispatch machinery (about 3 s, measured on this repo's CPU machine), which every candidate's first
+    trial paid; the warm-up kernel runs once more through the launch recorder and the op log (inactive)."""
+    from . import _warm_kernel
+
+    _install_launch_recorder()
+    with _no_grad(), _OpLog():
+        _warm_kernel.run(device)
+
+
 def main(job_path: str) -> int:
     job = json.load(open(job_path))
     device = job["device"]
@@ -343,4 +357,4 @@ def main(job_path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(serve(main, sys.argv))
+    sys.exit(serve(main, sys.argv, warm=_warm))
