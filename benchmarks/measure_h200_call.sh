@@ -26,7 +26,7 @@ for S in $STEPS; do case $S in
       --out $OUT/lsp_suggest_latency_h200.md > $OUT/lsp.log 2>&1; log "rc=$?"; tail -4 $OUT/lsp_suggest_latency_h200.md ;;
   gputests) log "tests/test_gpu.py"
     timeout -k 10 ${GPU_S:-300} python3 -m pytest -q -p no:cacheprovider -p no:asyncio -p no:pytest-lsp -o addopts= \
-      tests/test_gpu.py > $OUT/test_gpu.log 2>&1; log "rc=$?"; tail -5 $OUT/test_gpu.log ;;
+      tests/test_gpu.py ${GPU_K:+-k "$GPU_K"} -v > $OUT/test_gpu.log 2>&1; log "rc=$?"; tail -5 $OUT/test_gpu.log ;;
   warm) log "first candidate forward with and without the worker's warm-up kernel"
     timeout -k 10 ${WARM_S:-120} python3 benchmarks/warm_compile.py --device cuda --reps ${WARM_REPS:-1} \
       --out $OUT/warm_compile_h200.md > $OUT/warm.log 2>&1; log "rc=$?"; tail -8 $OUT/warm_compile_h200.md ;;
