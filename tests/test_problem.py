@@ -152,3 +152,15 @@ def test_cpu_plan_also_shrinks_a_model_whose_inputs_already_fit():
     inline = MLP.replace("layer_sizes = [16384, 16384]", "layer_sizes = [2048] * 2")  # not a constant
     vals = plan_small(inline, P.size_constants(inline), 1 << 15, 1 << 16)
     assert vals["batch_size"] >= 64 and vals["input_size"] >= 64, vals  # inputs not shrunk to nothing
+
+
+def test_chained_and_semicolon_assignments_are_sizes_and_rewritten_in_place():
+    """KernelBench level 2 writes `depth = 16; height = width = 64`: rewriting the whole line dropped the other
+    statements (NameError: height), and `height = width = 512` was no size at all (inputs too large on a CPU)."""
+    src = SRC.replace("N = 2048 * 2\n", "depth = 16; height = width = 64  # sizes\n").replace(
+        "torch.rand(batch_size, N)", "torch.rand(batch_size, depth, height, width)")
+    consts = {c.name: c.value for c in P.size_constants(src)}
+    assert consts["depth"] == 16 and consts["height"] == consts["width"] == 64
+    out = P.with_constants(src, {"height": 32, "depth": 8})
+    assert "depth = 8; height = width = 32  # sizes\n" in out
+    assert len(out.splitlines()) == len(src.splitlines())

@@ -63,6 +63,6 @@ def test_an_eager_gpu_baseline_is_not_timed_while_a_model_generates():
     inflated): with eager baseline timing the run waits to be asked for; lazy timing or no timing runs ahead."""
     from verifier.runner import VerifyConfig as C, _runs_ahead
 
-    assert not _runs_ahead(C(device="cuda"))
-    assert _runs_ahead(C(device="cuda", lazy_baseline=True)) and _runs_ahead(C(device="cuda", measure=False))
+    assert not _runs_ahead(C(device="cuda", lazy_baseline=False))
+    assert _runs_ahead(C(device="cuda")) and _runs_ahead(C(device="cuda", measure=False))  # lazy: the default
     assert _runs_ahead(C(device="cpu"))

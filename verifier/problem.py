@@ -81,30 +81,44 @@ def parse_problem(src: str) -> ast.Module:
     return tree
 
 
+def _names(node: ast.AST) -> list[str]:
+    """The names a module-level `a = 1` or `a = b = 1` assigns (empty for anything else)."""
+    if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+        return [t.id for t in node.targets]  # type: ignore[attr-defined]
+    return []
+
+
 def size_constants(src: str) -> list[SizeConstant]:
-    """Module-level integer constants of a problem, in source order."""
+    """Module-level integer constants of a problem, in source order (`height = width = 64` gives both)."""
     out = []
     for node in ast.parse(src).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            v = _int_value(node.value)
-            if v is not None:
-                out.append(SizeConstant(node.targets[0].id, v, node.lineno))
+        v = _int_value(node.value) if _names(node) else None
+        if v is not None:
+            out += [SizeConstant(name, v, node.lineno) for name in _names(node)]
     return out
 
 
 def with_constants(src: str, values: dict[str, int | tuple[int, ...]]) -> str:
-    """Return `src` with the named module-level constants set to new values (line numbers kept)."""
+    """Return `src` with the named module-level constants set to new values (line numbers kept).
+
+    Only the assigned value's text is replaced, so `depth = 16; height = width = 64` keeps its other
+    statements; a chained assignment takes the value of its first name given."""
     if not values:
         return src
     lines = src.splitlines(keepends=True)
-    tree = ast.parse(src)
-    for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id in values):
-            name = node.targets[0].id
-            if node.lineno != node.end_lineno:
-                raise ProblemError(f"constant {name} spans several lines; cannot rewrite it")
-            lines[node.lineno - 1] = f"{name} = {values[name]!r}\n"
+    edits = []
+    for node in ast.parse(src).body:
+        hit = next((n for n in _names(node) if n in values), None)
+        if hit is None:
+            continue
+        val = node.value
+        if val.lineno != val.end_lineno:
+            raise ProblemError(f"constant {hit} spans several lines; cannot rewrite it")
+        edits.append((val.lineno - 1, val.col_offset, val.end_col_offset, repr(values[hit])))
+    for row, a, b, text in sorted(edits, reverse=True):  # right to left: earlier offsets stay valid
+        # ast offsets count UTF-8 bytes
+        raw = lines[row].encode()
+        lines[row] = (raw[:a] + text.encode() + raw[b:]).decode()
     return "".join(lines)
 
 
