@@ -164,3 +164,12 @@ def test_chained_and_semicolon_assignments_are_sizes_and_rewritten_in_place():
     out = P.with_constants(src, {"height": 32, "depth": 8})
     assert "depth = 8; height = width = 32  # sizes\n" in out
     assert len(out.splitlines()) == len(src.splitlines())
+
+
+def test_tuple_unpacking_assignments_are_sizes():
+    """`height, width = 384, 384` (KernelBench level 2's 65) left 2.4M-element inputs a CPU could not scale."""
+    src = SRC.replace("N = 2048 * 2\n", "height, width = 384, 384\n").replace(
+        "torch.rand(batch_size, N)", "torch.rand(batch_size, height, width)")
+    consts = {c.name: c.value for c in P.size_constants(src)}
+    assert consts["height"] == consts["width"] == 384
+    assert "height, width = 192, 383\n" in P.with_constants(src, {"height": 192, "width": 383})

@@ -81,43 +81,51 @@ def parse_problem(src: str) -> ast.Module:
     return tree
 
 
-def _names(node: ast.AST) -> list[str]:
-    """The names a module-level `a = 1` or `a = b = 1` assigns (empty for anything else)."""
-    if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
-        return [t.id for t in node.targets]  # type: ignore[attr-defined]
+def _bindings(node: ast.AST) -> list[tuple[str, ast.expr]]:
+    """(name, value expression) for each name a module-level statement binds to a value of its own:
+    `a = 1`, `a = b = 1` (both to the same expression) and `d, h, w = 16, 32, 32` (element by element)."""
+    if not isinstance(node, ast.Assign):
+        return []
+    if all(isinstance(t, ast.Name) for t in node.targets):
+        return [(t.id, node.value) for t in node.targets]  # type: ignore[attr-defined]
+    if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple) and isinstance(node.value, ast.Tuple)
+            and len(node.targets[0].elts) == len(node.value.elts)
+            and all(isinstance(t, ast.Name) for t in node.targets[0].elts)):
+        return [(t.id, v) for t, v in zip(node.targets[0].elts, node.value.elts)]  # type: ignore[attr-defined]
     return []
 
 
 def size_constants(src: str) -> list[SizeConstant]:
-    """Module-level integer constants of a problem, in source order (`height = width = 64` gives both)."""
+    """Module-level integer constants of a problem, in source order (`height = width = 64` and
+    `height, width = 64, 64` give both names)."""
     out = []
     for node in ast.parse(src).body:
-        v = _int_value(node.value) if _names(node) else None
-        if v is not None:
-            out += [SizeConstant(name, v, node.lineno) for name in _names(node)]
+        for name, expr in _bindings(node):
+            v = _int_value(expr)
+            if v is not None:
+                out.append(SizeConstant(name, v, node.lineno))
     return out
 
 
 def with_constants(src: str, values: dict[str, int | tuple[int, ...]]) -> str:
     """Return `src` with the named module-level constants set to new values (line numbers kept).
 
-    Only the assigned value's text is replaced, so `depth = 16; height = width = 64` keeps its other
+    Only the value's own text is replaced, so `depth = 16; height = width = 64` keeps its other
     statements; a chained assignment takes the value of its first name given."""
     if not values:
         return src
     lines = src.splitlines(keepends=True)
-    edits = []
+    edits: dict[tuple[int, int], tuple[int, str]] = {}
     for node in ast.parse(src).body:
-        hit = next((n for n in _names(node) if n in values), None)
-        if hit is None:
-            continue
-        val = node.value
-        if val.lineno != val.end_lineno:
-            raise ProblemError(f"constant {hit} spans several lines; cannot rewrite it")
-        edits.append((val.lineno - 1, val.col_offset, val.end_col_offset, repr(values[hit])))
-    for row, a, b, text in sorted(edits, reverse=True):  # right to left: earlier offsets stay valid
-        # ast offsets count UTF-8 bytes
-        raw = lines[row].encode()
+        for name, expr in _bindings(node):
+            key = (expr.lineno - 1, expr.col_offset)
+            if name not in values or key in edits:
+                continue
+            if expr.lineno != expr.end_lineno:
+                raise ProblemError(f"constant {name} spans several lines; cannot rewrite it")
+            edits[key] = (expr.end_col_offset, repr(values[name]))  # type: ignore[assignment]
+    for (row, a), (b, text) in sorted(edits.items(), reverse=True):  # right to left: earlier offsets stay valid
+        raw = lines[row].encode()  # ast offsets count UTF-8 bytes
         lines[row] = (raw[:a] + text.encode() + raw[b:]).decode()
     return "".join(lines)
 
