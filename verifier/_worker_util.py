@@ -101,7 +101,10 @@ def warm_up(device: str, compile_kernel: bool = True) -> None:
     if compile_kernel:
         from . import _warm_kernel
 
-        _warm_kernel.run(device)
+        try:
+            _warm_kernel.run(device)
+        except Exception as e:  # only a head start: the job itself will meet (and report) whatever this is
+            print(f"warm-up kernel failed: {type(e).__name__}: {e}", file=sys.stderr)
 
 
 def serve(main, argv: list[str], warm=None) -> int:

@@ -281,8 +281,11 @@ def _warm(device: str) -> None:
     from . import _warm_kernel
 
     _install_launch_recorder()
-    with _no_grad(), _OpLog():
-        _warm_kernel.run(device)
+    try:
+        with _no_grad(), _OpLog():
+            _warm_kernel.run(device)
+    except Exception as e:  # only a head start: the job itself will meet (and report) whatever this is
+        print(f"op-log warm-up failed: {type(e).__name__}: {e}", file=sys.stderr)
 
 
 def main(job_path: str) -> int:
