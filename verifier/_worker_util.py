@@ -108,10 +108,10 @@ def warm_up(device: str, compile_kernel: bool = True) -> None:
 
 
 def serve(main, argv: list[str], warm=None) -> int:
-    """Entry of a worker: warm up (and run `warm(device)`, the worker's own trusted warm-up), tell the
-    supervisor, wait for the job, run it."""
+    """Entry of a worker: warm up, tell the supervisor, wait for the job, run it. `warm(device)`, when given, is
+    the worker's own trusted warm-up and runs the warm-up kernel itself (in its own setting)."""
     device = os.environ.get("TRITONRL_DEVICE", "cpu")
-    warm_up(device)
+    warm_up(device, compile_kernel=warm is None)
     if warm is not None:
         warm(device)
     if not Control().wait_for_job():

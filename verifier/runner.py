@@ -215,15 +215,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
         w.close()
         raise ProblemError(f"the problem does not run: {err['type']}: {err['message']}")
     if not (msg == b"O" or (d / "done.json").exists()) or not (d / "shapes.json").exists():
-        limit = None if res is None else _over_limit(res)
-        why = "sent an unexpected message" if res is None else \
-            (f"timed out: the problem's own forward did not finish its trials within {cfg.timeout_s:.0f} s on "
-             f"{cfg.device}" + ("" if cfg.device == "cuda" else
-                                " (on a CPU the verifier scales a problem down through its module-level integer "
-                                "constants; sizes written as literals, in get_inputs or in the model, stay as "
-                                "written)")) if res.timed_out else \
-            limit[1] if limit else _foreign_kill(res) if res.signal_name == "SIGKILL" else \
-            f"exited with {res.signal_name or res.returncode}"
+        why = "sent an unexpected message" if res is None else _reference_failure(res, cfg)
         tail = "" if res is None else res.stderr_tail[-2000:].strip()
         w.close()
         raise ProblemError(f"the reference worker {why}" + (f": {tail}" if tail else ""))
@@ -347,6 +339,22 @@ def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
         v.fail("sandbox", "exit", f"candidate process exited with code {res.returncode}: {_last_line(err)}")
     else:
         v.fail("sandbox", "no-result", "candidate process ended without a result (did it exit early?)")
+
+
+def _reference_failure(res: sandbox.SandboxResult, cfg: VerifyConfig) -> str:
+    """How a reference worker ended without its outputs, in words."""
+    if res.timed_out:
+        why = (f"timed out: the problem's own forward did not finish its trials within {cfg.timeout_s:.0f} s on "
+               f"{cfg.device}")
+        if cfg.device != "cuda":
+            why += (" (on a CPU the verifier scales a problem down through its module-level integer constants; sizes "
+                    "written as literals, in get_inputs or in the model, stay as written)")
+        return why
+    if limit := _over_limit(res):
+        return limit[1]
+    if res.signal_name == "SIGKILL":
+        return _foreign_kill(res)
+    return f"exited with {res.signal_name or res.returncode}"
 
 
 def _over_limit(res: sandbox.SandboxResult) -> tuple[str, str] | None:

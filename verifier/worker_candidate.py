@@ -275,9 +275,9 @@ def _time(base: tuple, device: str, job: dict) -> None:
 
 
 def _warm(device: str) -> None:
-    """Trusted, before any job: the first entry into the op log's torch modes imports torch's Python
-    dispatch machinery (about 3 s, measured on this repo's CPU machine), which every candidate's first
-    trial paid; the warm-up kernel runs once more through the launch recorder and the op log (inactive)."""
+    """Trusted, before any job: the warm-up kernel, run through the launch recorder and the op log (inactive).
+    The first entry into the op log's torch modes imports torch's Python dispatch machinery (about 3 s,
+    measured on this repo's CPU machine), which every candidate's first trial paid before."""
     from . import _warm_kernel
 
     _install_launch_recorder()

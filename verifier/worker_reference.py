@@ -6,6 +6,7 @@ Usage (inside the sandbox): python -m verifier.worker_reference JOB.json
 """
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import types
@@ -33,6 +34,7 @@ def _numels(src: str) -> list[int]:
     return [x.numel() for x in xs if isinstance(x, torch.Tensor)]
 
 
+@functools.lru_cache(maxsize=8)  # the size plan asks again for the plan it accepted on the step before
 def _param_numel(src: str) -> int:
     """Elements of the parameters and buffers Model holds at these constants (meta device: nothing allocated;
     0 when the model cannot be built there)."""
