@@ -276,8 +276,9 @@ def _time(base: tuple, device: str, job: dict) -> None:
 
 def _warm(device: str) -> None:
     """Trusted, before any job: the warm-up kernel, run through the launch recorder and the op log (inactive).
-    The first entry into the op log's torch modes imports torch's Python dispatch machinery (about 3 s,
-    measured on this repo's CPU machine), which every candidate's first trial paid before."""
+    The first entry into the op log's torch modes imports torch's Python dispatch machinery, which every
+    candidate's first trial paid before: 1.2-1.3 s on this repo's idle CPU machine
+    (benchmarks/results/warm_compile_cpu.md), first trials of 3.7-6.1 s on the H200 (results/h200_20261205)."""
     from . import _warm_kernel
 
     _install_launch_recorder()
