@@ -38,8 +38,10 @@ def run_one(path: Path, cfg: VerifyConfig) -> dict:
                 "why": f"verifier error {type(e).__name__}: {str(e)[:300]}"}
     try:
         base = ref.shapes[0] if ref.shapes else {}
+        other = [f"{x['label']} rescaled {x['inputs']}" for x in ref.shapes if x.get("note")]
+        other += [f"{x['label']} skipped" for x in ref.skipped]
         return {"problem": path.stem, "ok": True, "s": time.monotonic() - t0, "trials": len(ref.shapes),
-                "base": base.get("inputs"), "constants": base.get("constants")}
+                "base": base.get("inputs"), "constants": base.get("constants"), "other": "; ".join(other)}
     finally:
         ref.close()
 
@@ -48,7 +50,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", required=True, help="KernelBench root (holds level1/, level2/, level3/)")
     ap.add_argument("--level", action="append", required=True)
-    ap.add_argument("--only", help="comma-separated file stems")
+    ap.add_argument("--only", help="comma-separated file stems or problem numbers (3,34 or 3_ConvTranspose3d_...)")
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out")
@@ -58,7 +60,7 @@ def main() -> int:
                    key=lambda p: (p.parent.name, int(p.stem.split("_")[0]) if p.stem.split("_")[0].isdigit() else 0))
     if a.only:
         keep = set(a.only.split(","))
-        files = [p for p in files if p.stem in keep]
+        files = [p for p in files if p.stem in keep or p.stem.split("_")[0] in keep]
     t0 = time.monotonic()
     with ThreadPoolExecutor(a.jobs) as ex:
         rows = []
@@ -69,15 +71,17 @@ def main() -> int:
     ok = sum(r["ok"] for r in rows)
     lines = [f"# Reference runs on KernelBench {', '.join(a.level)} ({cfg.device})", "", "Command:", "",
              f"    python benchmarks/reference_coverage.py --problems KERNELBENCH {' '.join('--level ' + x for x in a.level)}"
-             f" --device {cfg.device} --jobs {a.jobs}", "",
+             f" --device {cfg.device} --jobs {a.jobs}" + (f" --only {a.only}" if a.only else ""), "",
              f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}. "
              f"Measured {time.strftime('%Y-%m-%d')}, wall time {time.monotonic() - t0:.0f} s.", "",
              f"**{ok} of {len(rows)} problems ran** (size plan, inputs, reference outputs for every trial).", "",
-             "| problem | ran | s | trials | base inputs (or why not) |", "|---|---|---|---|---|"]
+             "trials: shape variants checked (base, odd1, odd2, ordered); other: variants run at other sizes than "
+             "planned (every size times one factor) or skipped because the reference itself fails there.", "",
+             "| problem | ran | s | trials | base inputs (or why not) | other |", "|---|---|---|---|---|---|"]
     for r in rows:
         what = str(r["base"]) if r["ok"] else r["why"].replace("|", "\\|")
         lines.append(f"| {r['problem']} | {'yes' if r['ok'] else '**no**'} | {r['s']:.1f} | {r.get('trials', '-')} | "
-                     f"{what} |")
+                     f"{what} | {r.get('other', '')} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if a.out:

@@ -173,3 +173,68 @@ def test_tuple_unpacking_assignments_are_sizes():
     consts = {c.name: c.value for c in P.size_constants(src)}
     assert consts["height"] == consts["width"] == 384
     assert "height, width = 192, 383\n" in P.with_constants(src, {"height": 192, "width": 383})
+
+
+# Sizes in a ratio: the transposed convolution doubles the length, and the LayerNorm normalises the last axis
+# over `out_channels` features, so the problem runs only while out_channels == 2 x length (KernelBench level 2's
+# 3 and 34 have this coincidence: `norm_shape = (out_channels,)` equals the output's width at their own sizes).
+RATIO = """import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, norm_shape):
+        super().__init__()
+        self.up = nn.ConvTranspose1d(in_channels, out_channels, 4, stride=2, padding=1)
+        self.norm = nn.LayerNorm(norm_shape)
+
+    def forward(self, x):
+        return self.norm(self.up(x))
+
+batch_size = 64
+in_channels = 64
+out_channels = 2048
+length = 1024
+norm_shape = (out_channels,)
+
+def get_inputs():
+    return [torch.rand(batch_size, in_channels, length)]
+
+def get_init_inputs():
+    return [in_channels, out_channels, norm_shape]
+"""
+
+
+def test_rescale_keeps_ratios():
+    assert P.rescale(16, 5, 4) == 20 and P.rescale(8, 3, 4) == 6 and P.rescale((32, 3), 5, 4) == (40, 3)
+    assert P.rescale(P.IntList([8, 16]), 1, 2) == (4, 8) and isinstance(P.rescale(P.IntList([8]), 5, 4), P.IntList)
+
+
+def test_cpu_plan_keeps_a_ratio_the_problem_needs():
+    """Halving the largest size first breaks out_channels == 2 x length at every step; the plan then halves
+    every size together (one common factor) and runs."""
+    from verifier.worker_reference import _forward_once, plan_small
+
+    consts = P.size_constants(RATIO)
+    blind = plan_small(RATIO, consts, 1 << 15, 1 << 16)
+    with pytest.raises(RuntimeError, match="normalized_shape"):
+        _forward_once(P.with_constants(RATIO, blind), "cpu")
+    vals = plan_small(RATIO, consts, 1 << 15, 1 << 16, device="cpu")
+    assert vals["out_channels"] == 2 * vals["length"] and vals["out_channels"] < 2048, vals
+    assert vals["batch_size"] * vals["in_channels"] * vals["length"] <= 1 << 15
+    _forward_once(P.with_constants(RATIO, vals), "cpu")
+
+
+def test_a_problem_that_runs_only_at_its_own_sizes():
+    """A module whose LayerNorm width is a literal in the model runs at no scaled-down size: at its own sizes it
+    is planned as it is when they are under the CPU's hard limit, and otherwise refused with a message that
+    says so."""
+    from verifier.worker_reference import _forward_once, plan_small
+
+    fixed = RATIO.replace("nn.LayerNorm(norm_shape)", "nn.LayerNorm((2048, 2048))")
+    assert fixed != RATIO
+    with pytest.raises(P.ProblemError, match="runs at none of the scaled-down sizes.*too large for CPU"):
+        plan_small(fixed, P.size_constants(fixed), 1 << 15, 1 << 16, device="cpu")
+    own = fixed.replace("batch_size = 64", "batch_size = 2").replace("in_channels = 64", "in_channels = 16")
+    vals = plan_small(own, P.size_constants(own), 1 << 14, 1 << 15, device="cpu")
+    assert vals == {c.name: c.value for c in P.size_constants(own) if c.scalable}
+    _forward_once(P.with_constants(own, vals), "cpu")

@@ -66,3 +66,40 @@ def test_an_eager_gpu_baseline_is_not_timed_while_a_model_generates():
     assert not _runs_ahead(C(device="cuda", lazy_baseline=False))
     assert _runs_ahead(C(device="cuda")) and _runs_ahead(C(device="cuda", measure=False))  # lazy: the default
     assert _runs_ahead(C(device="cpu"))
+
+
+def test_odd_sizes_that_break_a_ratio_are_replaced_by_one_common_factor():
+    """Odd sizes break out_channels == 2 x length (the coincidence of KernelBench level 2's 3 and 34): the
+    odd variants then run with every size of the base plan times 5/4 and 3/4, so other shapes are still
+    checked, and each says why in its note."""
+    from test_problem import RATIO
+
+    run = ReferenceRun(RATIO, CFG.__class__(device="cpu", trials=1, perturb=2))
+    try:
+        ref = run.result()
+    finally:
+        run.close()
+    assert [s["label"] for s in ref.shapes] == ["base", "odd1", "odd2", "ordered"] and not ref.skipped, ref.shapes
+    base, odd1, odd2 = (s["constants"] for s in ref.shapes[:3])
+    assert base["out_channels"] == 2 * base["length"] and "note" not in ref.shapes[0]
+    assert odd1["length"] == base["length"] * 5 // 4 and odd2["length"] == base["length"] * 3 // 4
+    for s in ref.shapes[1:3]:
+        assert s["constants"]["out_channels"] == 2 * s["constants"]["length"]
+        assert "times" in s["note"] and "normalized_shape" in s["note"], s
+
+
+def test_variants_the_reference_cannot_run_are_flagged_on_every_verdict():
+    """A reference that runs only where dim is a multiple of 512 runs at no odd size (nor at 5/4 or 3/4 of its
+    sizes): those variants are dropped, and each verdict says that fewer shapes were checked and why. The
+    shapes that remain still check the candidates (a wrong one fails)."""
+    fussy = PROBLEM.replace("return torch.relu(x)", "assert x.shape[1] % 512 == 0, 'dim must be a multiple of "
+                            "512'\n        return torch.relu(x)")
+    assert fussy != PROBLEM
+    vs = verify_batch(fussy, [HONEST, WRONG], CFG.__class__(device="cpu", trials=1, perturb=2))
+    assert [v.ok for v in vs] == [True, False] and vs[1].stage == "correctness", [v.summary() for v in vs]
+    for v in vs:
+        assert [s["label"] for s in v.shapes] == ["base", "ordered"]
+        flag = [f for f in v.flags if f.rule == "shapes-skipped"]
+        assert flag and "2 of 4" in flag[0].message and "odd1" in flag[0].message and "odd2" in flag[0].message
+        assert "multiple of 512" in flag[0].message
+    assert "shapes-skipped" in vs[0].summary()

@@ -145,3 +145,13 @@ def oddify(value: int | tuple[int, ...], step: int) -> int | tuple[int, ...]:
         cands = [v + 1 if v % 2 == 0 else v + 2, v - 1 if v % 2 == 0 else v - 2, v + 3 if v % 2 == 0 else v + 4]
         return max(1, cands[step % len(cands)])
     return type(value)(one(v) for v in value) if isinstance(value, tuple) else one(value)
+
+
+def rescale(value: int | tuple[int, ...], num: int, den: int) -> int | tuple[int, ...]:
+    """A size times num / den (each element of a tuple), rounded down, never below 1; sizes under
+    MIN_SCALABLE // 2 stay. Every size of a plan scaled by one common factor keeps the ratios between them
+    (an output width that must equal a channel count, at twice the input's width) where halving the largest
+    first, or making each size odd, breaks them."""
+    def one(v: int) -> int:
+        return v if v < MIN_SCALABLE // 2 else max(1, v * num // den)
+    return type(value)(one(v) for v in value) if isinstance(value, tuple) else one(value)

@@ -152,6 +152,8 @@ class Reference:
     ready_msg: bytes | None = None
     state_changed: list = dataclasses.field(default_factory=list)  # the reference's own kept tensors that
                                     # forward changed (e.g. batch norm's running statistics): then candidates may too
+    skipped: list = dataclasses.field(default_factory=list)  # variants (odd sizes, sorted inputs) the reference
+                                    # itself cannot run: no candidate is checked there (a flag on each verdict)
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -223,6 +225,8 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     ref.shapes = json.loads((d / "shapes.json").read_text())
     if (d / "state.json").exists():
         ref.state_changed = json.loads((d / "state.json").read_text()).get("changed", [])
+    if (d / "skipped.json").exists():
+        ref.skipped = json.loads((d / "skipped.json").read_text())
     if want_timing and msg == b"R":
         _cache_baseline(key, d)
     ref.timing = _TIMING_CACHE.get(key, {})
@@ -439,6 +443,10 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
                                   "call counter or a cached result); scratch memory belongs in forward's own "
                                   "allocations")
     v.trials = {"passed": passed, "run": run}
+    if ref.skipped:  # fewer shapes than planned: the verdict says which were not checked, and why
+        v.flags.append(Finding("correctness", "shapes-skipped", f"checked at {len(ref.shapes)} of "
+                               f"{len(ref.shapes) + len(ref.skipped)} planned shape variants; not at "
+                               + "; ".join(f"{s['label']} ({s['why']})" for s in ref.skipped)[:1500]))
     v.max_abs_err, v.max_rel_err = (_finite(max_abs), _finite(max_rel))
     v.kernels = sorted(kernels)
     if launch_fail:

@@ -60,6 +60,13 @@ def _replace(values: dict, old: int, new: int) -> dict:
     return {k: type(v)(sub(e) for e in v) if isinstance(v, tuple) else sub(v) for k, v in values.items()}
 
 
+def _fits(src: str, values: dict, per_tensor: int, total: int) -> tuple[bool, int]:
+    """(whether the inputs at these sizes fit the budget, the model's parameter count when they do, else 0)."""
+    n = _numels(P.with_constants(src, values))
+    inputs_fit = not n or (max(n) <= per_tensor and sum(n) <= total)
+    return inputs_fit, _param_numel(P.with_constants(src, values)) if inputs_fit else 0
+
+
 def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: int, where: str = "CPU",
                device: str | None = None) -> dict:
     """Halve the largest scalable sizes (all equal ones together) until the inputs fit the budget and the
@@ -68,15 +75,18 @@ def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: i
 
     With `device`, the plan must also run: a problem that breaks at the smallest sizes (a pooling window or
     a convolution kernel larger than the shrunk image) gets the last halvings undone, one at a time, while
-    its inputs stay under the hard limit."""
+    its inputs stay under the hard limit. A problem that breaks at every one of those (sizes that must keep
+    a ratio: a LayerNorm over `out_channels` that a transposed convolution's output width equals only at the
+    problem's own sizes) is planned again with every size halved together, the ratios kept. A problem that
+    runs at none of them runs at its own sizes if they are under the hard limit (its own error is then the
+    one reported), else raises ProblemError saying so."""
     values = {c.name: c.value for c in consts if c.scalable}
     steps = [values]
     for _ in range(200):
         n = _numels(P.with_constants(src, values))
         if not n or not values:
             break
-        inputs_fit = max(n) <= per_tensor and sum(n) <= total
-        params = _param_numel(P.with_constants(src, values)) if inputs_fit else 0
+        inputs_fit, params = _fits(src, values, per_tensor, total)
         if inputs_fit and params <= 64 * total:
             break
         m = _largest(values)
@@ -94,16 +104,40 @@ def plan_small(src: str, consts: list[P.SizeConstant], per_tensor: int, total: i
                              "sizes are not module-level constants that can be scaled down")
     if device is None or len(steps) == 1:
         return values
-    for vals in reversed(steps):
+    errors: list[str] = []
+    ran = _first_that_runs(src, steps[::-1], per_tensor, device, errors)
+    if ran is None:  # every size halved together: one common factor, the ratios between sizes kept
+        together = [steps[0]]
+        while True:
+            inputs_fit, params = _fits(src, together[-1], per_tensor, total)
+            nxt = {k: P.shrink(v) for k, v in together[-1].items()}
+            if (inputs_fit and params <= 64 * total) or nxt == together[-1]:
+                break
+            together.append(nxt)
+        ran = _first_that_runs(src, together[:0:-1], per_tensor, device, errors)
+    if ran is not None:
+        return ran
+    own = _numels(P.with_constants(src, steps[0]))
+    if not own or max(own) <= 64 * per_tensor:
+        return steps[0]  # the base run at the problem's own sizes reports its own error (or runs there)
+    raise P.ProblemError(f"the problem runs at none of the scaled-down sizes tried for {where} verification "
+                         f"(at the smallest: {errors[0] if errors else 'no plan under the limit'}), and at its own "
+                         f"sizes its inputs ({max(own)} elements) are too large for {where} verification")
+
+
+def _first_that_runs(src: str, plans: list[dict], per_tensor: int, device: str, errors: list[str]) -> dict | None:
+    """The first plan (in the order given) whose forward runs; stops at the first one whose inputs pass the
+    hard limit (64 x `per_tensor`). The errors of those that fail are appended to `errors`."""
+    for vals in plans:
         n = _numels(P.with_constants(src, vals))
         if n and max(n) > 64 * per_tensor:
             break
         try:
             _forward_once(P.with_constants(src, vals), device)
             return vals
-        except Exception:
-            continue
-    return values  # no shrunk plan runs: the base run reports the problem's own error at these sizes
+        except Exception as e:
+            errors.append(f"{type(e).__name__}: {str(e)[:300]}")
+    return None
 
 
 def _forward_once(src: str, device: str) -> None:
@@ -114,6 +148,10 @@ def _forward_once(src: str, device: str) -> None:
     model = mod.Model(*mod.get_init_inputs()).to(device)
     with torch.no_grad():
         model(*to_device(list(mod.get_inputs()), device))
+
+
+# common factors (numerator, denominator) of the variants odd1, odd2, ... when odd sizes break the reference
+_ODD_FACTORS = ((5, 4), (3, 4), (7, 4))
 
 
 def _signed(xs: list) -> list:
@@ -225,26 +263,45 @@ def main(job_path: str) -> int:
     except Exception as e:  # the problem itself does not load: a usage error, not a verdict
         write_json("error.json", error_info("problem", e))
         return 0
-    cand_side, ref_side, shapes, state_changed = [], [], [], []
+    cand_side, ref_side, shapes, state_changed, skipped = [], [], [], [], []
     for i, (label, vals, n) in enumerate(configs):
         cseed = seed + 1000 * i
+        run = functools.partial(_run_config, device=device, seed=cseed, n_trials=n, name=f"ref_{label}",
+                                perturb=label.startswith("odd"), signed=label == "odd2", ordered=label == "ordered")
+        note = None
         try:
-            _, init, model, trials, changed = _run_config(P.with_constants(src, vals), device, cseed, n, f"ref_{label}",
-                                                 perturb=label.startswith("odd"), signed=label == "odd2",
-                                                 ordered=label == "ordered")
+            _, init, model, trials, changed = run(P.with_constants(src, vals))
         except Exception as e:
             if label == "base":
                 write_json("error.json", error_info("problem", e))
                 return 0
-            continue  # this perturbation does not fit the problem (e.g. a divisibility constraint)
+            why = f"the reference fails at {vals}: {type(e).__name__}: {str(e)[:300]}"
+            # odd sizes break a ratio the problem needs (e.g. a divisibility, or an output width that must
+            # equal a channel count): other sizes still, every size of the base plan scaled by one factor
+            num, den = _ODD_FACTORS[(int(label[3:]) - 1) % len(_ODD_FACTORS)] if label.startswith("odd") else (1, 1)
+            alt = {k: P.rescale(v, num, den) for k, v in small.items()} if label.startswith("odd") else None
+            if not alt or any(alt == c[1] for c in configs):
+                skipped.append({"label": label, "constants": vals, "why": why})
+                continue
+            try:
+                _, init, model, trials, changed = run(P.with_constants(src, alt))
+            except Exception as e2:
+                skipped.append({"label": label, "constants": vals, "why": f"{why}; and at {alt} (every size times "
+                                f"{num}/{den}): {type(e2).__name__}: {str(e2)[:300]}"})
+                continue
+            note = f"every size times {num}/{den}: odd sizes break the reference ({why})"
+            vals = alt
         if label == "ordered" and not all(_finite(o) for _, o in trials):
-            continue  # sorted inputs leave the problem's domain (e.g. a log of a sorted difference): not a test
+            # sorted inputs leave the problem's domain (e.g. a log of a sorted difference): not a test
+            skipped.append({"label": label, "constants": vals, "why": "inputs sorted along every axis give the "
+                            "reference non-finite outputs (outside the problem's domain)"})
+            continue
         cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "perturb": label.startswith("odd"),
                           "inputs": [_cpu(x) for x, _ in trials]})
         ref_side.append({"label": label, "outputs": [_cpu(o) for _, o in trials]})
         state_changed += [f"{label}: {name}" for name in changed]
         shapes.append({"label": label, "constants": {k: v for k, v in vals.items()},
-                       "inputs": shapes_of(trials[0][0])})
+                       "inputs": shapes_of(trials[0][0]), **({"note": note} if note else {})})
         if label == "base":
             base_model, base_inputs = model, trials[0][0]
         del trials
@@ -252,6 +309,7 @@ def main(job_path: str) -> int:
     torch.save(ref_side, "ref_outputs.pt")
     write_json("state.json", {"changed": state_changed})  # a stateful reference (e.g. batch norm's running
     write_json("shapes.json", shapes)                     # statistics) lets candidates keep state too
+    write_json("skipped.json", skipped)  # variants the reference itself cannot run: candidates are not checked there
     if job.get("time"):  # a GPU (or a CPU in tests of the timing protocol)
         # With lazy timing the candidates start now: the baseline is timed only when one of them passes
         # correctness and needs a speedup, and its torch.compile warm-up runs meanwhile, beside their compiles.
