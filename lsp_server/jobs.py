@@ -17,6 +17,7 @@ class Job:
     cancel: threading.Event = field(default_factory=threading.Event)
     done: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)  # -> how it ended
     token: str | None = None       # its work-done progress token
+    offered: int = 0               # verified kernels offered so far (offered as each verifies)
 
     def check(self) -> None:
         if self.cancel.is_set():

@@ -109,6 +109,11 @@ def _why(e: Exception) -> str:
     return str(e) if isinstance(e, BackendError) else f"{type(e).__name__}: {e}"
 
 
+def note_for(verdicts) -> str:
+    """' (correctness checked by the CPU interpreter, ...)' where a candidate ran on the CPU, else ''."""
+    return f" ({CPU_NOTE})" if ran_on_cpu(verdicts) else ""
+
+
 def _phases_note(v) -> str:
     """Where a candidate's verification time went, for the log: ' [verifier 8.1 s: reference 2.0, ...]'."""
     phases = ", ".join(f"{k} {t:.1f}" for k, t in (v.phases_s or {}).items() if isinstance(t, (int, float)) and t >= 0.05)
@@ -414,7 +419,9 @@ class TritonRLServer(LanguageServer):
             end = self._run_job(job, source, version)
         except JobCancelled:
             end = "cancelled"
-            self.say(f"TritonRL: generating a kernel for {job.class_name} cancelled; nothing was shown")
+            kept = (f"the {job.offered} verified kernel(s) found before stay offered" if job.offered
+                    else "nothing was shown")
+            self.say(f"TritonRL: generating a kernel for {job.class_name} cancelled; {kept}")
         except Exception as e:  # anything: log it, tell the user, keep serving
             log.exception("job %s failed", job.class_name)
             self.note(f"TritonRL job for {job.class_name} failed:\n{traceback.format_exc()}",
@@ -466,8 +473,21 @@ class TritonRLServer(LanguageServer):
                 phase = {"correctness": "compiling, checking correctness", "timing": "timing"}.get(
                     info.get("phase"), info.get("phase"))
                 self._progress(token, f"verifying candidate {info.get('i')} of {info.get('n')}: {phase}")
+            elif event == "verdict" and info["candidate"].verdict.ok and not job.cancel.is_set():
+                # offered now, not when the whole batch is done: the user can apply it while the rest verify
+                so_far.append(info["candidate"])
+                self._offer(job, version, so_far, problem, model_id, logged)
+                if len(so_far) == 1 and info.get("pending"):
+                    self.say(f"TritonRL: a verified Triton kernel for {class_name} is ready "
+                             f"({info['candidate'].label}): use the code action 'Apply verified Triton kernel'; "
+                             f"still verifying {info['pending']} more{note_for([info['candidate'].verdict])}",
+                             types.MessageType.Info)
             elif event == "turn-done":
                 self._progress(token, f"turn {info.get('turn')}: {info.get('verified')} verified")
+
+        so_far: list = []               # this job's verified candidates, in the order they verified
+        logged: dict[int, str] = {}     # id(candidate) -> its row in the feedback store
+        model_id = getattr(backend, "model_id", "")
 
         s = self.settings
         # warm sandboxes between jobs (each still runs one candidate and dies); no torch.compile baseline:
@@ -487,20 +507,14 @@ class TritonRLServer(LanguageServer):
         except ProblemError as e:  # the module itself does not run in the verifier: nothing to verify against
             self.say(f"TritonRL: cannot verify kernels for {class_name}: {e}", types.MessageType.Warning)
             return "module does not run"
-        job.check()  # cancelled while verifying: show nothing
+        job.check()  # cancelled while verifying: show nothing more (what verified before stays offered)
 
-        note = f" ({CPU_NOTE})" if ran_on_cpu([c.verdict for c in res.candidates]) else ""
-        verified = res.verified
+        note = note_for([c.verdict for c in res.candidates])
         for i, c in enumerate(res.candidates, 1):
             self.note(f"{class_name} candidate {i} (turn {c.turn}): {c.label}{_phases_note(c.verdict)}")
+        verified = res.verified
         if verified:
-            shown = verified[:MAX_APPLY]
-            ids = self._log_shown(shown, uri, class_name, problem, getattr(backend, "model_id", ""))
-            with self.state.lock:
-                old = self.state.results.get((uri, class_name))
-                self.state.results[(uri, class_name)] = JobResult(uri, class_name, version, shown, ids)
-            if old is not None:  # replaced by a newer job: what was never applied counts as rejected
-                self._decide(old.ids, "rejected", only_undecided=True)
+            self._offer(job, version, verified, problem, model_id, logged)
             self.say(f"TritonRL: {len(verified)} verified Triton kernel(s) for {class_name}: use the code action "
                      f"'Apply verified Triton kernel'{note}", types.MessageType.Info)
             return "done"
@@ -514,6 +528,25 @@ class TritonRLServer(LanguageServer):
         self.say(f"TritonRL: no verified kernel for {class_name} from {len(res.candidates)} candidate(s) — "
                  + "; ".join(parts) + note, types.MessageType.Warning)
         return "done, none verified"
+
+    def _offer(self, job: Job, version: int | None, verified: list, problem: str, model_id: str,
+               logged: dict[int, str]) -> None:
+        """Make the best of `verified` (this job's verified candidates so far) the class's suggestions, logging
+        each in the feedback store once (`logged` keeps the rows across calls of one job)."""
+        from training.suggest import rank
+
+        shown = rank(verified)[:MAX_APPLY]
+        new = [c for c in shown if id(c) not in logged]
+        for c, row in zip(new, self._log_shown(new, job.uri, job.class_name, problem, model_id) if new else []):
+            logged[id(c)] = row
+        ids = [logged[id(c)] for c in shown]
+        with self.state.lock:
+            old = self.state.results.get((job.uri, job.class_name))
+            self.state.results[(job.uri, job.class_name)] = JobResult(job.uri, job.class_name, version, shown, ids)
+            job.offered = len(verified)
+        if old is not None:  # replaced by a newer job: what was never applied counts as rejected
+            mine = set(logged.values())
+            self._decide([i for i in old.ids if i not in mine], "rejected", only_undecided=True)
 
     # -- code actions ------------------------------------------------------------------------------
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:

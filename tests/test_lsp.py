@@ -148,6 +148,45 @@ async def test_generate_verifies_and_offers_the_kernel_file(tmp_path, chat_serve
 
 
 @pytest.mark.asyncio
+async def test_the_first_verified_kernel_is_offered_while_the_others_still_verify(tmp_path, chat_server):
+    """A candidate that hangs until its sandbox timeout must not hold back one that verified."""
+    uri = (tmp_path / "mod.py").as_uri()
+    db = tmp_path / "feedback.sqlite3"
+    hang = GOOD.replace("        x = x.contiguous()\n", "        while x.numel() > 0:\n            pass\n")
+    assert hang != GOOD
+    _ChatServer.replies = [answer(GOOD), answer(hang)]
+    timeout_s = 40.0
+    async with lsp(endpoint=chat_server, n=2, turns=1, trials=1, device="cpu", verify_timeout_s=timeout_s,
+                   feedback_db=str(db)) as client:
+        open_doc(client, uri, MYRELU)
+        gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
+        t0 = time.monotonic()
+        assert (await execute(client, gen))["started"]
+        ready = await wait_message(client, lambda m: "is ready" in m or "no verified" in m)
+        t_ready = time.monotonic() - t0
+        assert "a verified Triton kernel for MyReLU is ready" in ready.message, ready.message
+        assert "still verifying 1 more" in ready.message and "CPU interpreter" in ready.message
+        # offered now: the code action is there while the job (the hanging candidate) still runs
+        acts = await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))
+        (apply,) = [a for a in acts if a.title.startswith("Apply verified Triton kernel")]
+        assert [e.new_text for e in apply.edit.document_changes[1].edits] == [GOOD]
+        assert not any("verified Triton kernel(s) for" in m.message for m in client.messages), \
+            "the job ended before the hanging candidate's timeout"
+
+        done = await wait_message(client, lambda m: "verified Triton kernel(s) for" in m)
+        t_done = time.monotonic() - t0
+        assert "1 verified Triton kernel(s) for MyReLU" in done.message
+        assert t_done - t_ready > 5, (t_ready, t_done)  # the offer came well before the batch ended
+        # logged once, though offered twice (when it verified and when the job ended)
+        from training.feedback import FeedbackStore
+
+        (row,) = FeedbackStore(db).rows()
+        assert row["code"] == GOOD and row["decision"] == "ignored"
+        acts = await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))
+        assert len([a for a in acts if a.title.startswith("Apply verified Triton kernel")]) == 1
+
+
+@pytest.mark.asyncio
 async def test_failed_candidates_are_listed_by_layer(tmp_path, chat_server):
     uri = (tmp_path / "mod.py").as_uri()
     bad = GOOD.replace("tl.maximum(x, 0.0)", "tl.minimum(x, 0.0)")

@@ -1,5 +1,5 @@
 """verify_batch's per-candidate progress: each candidate's phases in order, ending in its verdict;
-a failing callback changes nothing."""
+each final verdict told as soon as it is known; a failing callback changes nothing."""
 from __future__ import annotations
 
 import threading
@@ -23,7 +23,20 @@ def test_progress_names_each_candidates_phases_and_verdict():
             seen.setdefault(i, []).append(phase)
 
     cfg = VerifyConfig(device="cpu", trials=1, perturb=1)
-    vs = verify_batch(PROBLEM, [HONEST, STATIC, WRONG], cfg, progress=progress)
+    told: list[tuple[int, object, str]] = []   # (i, verdict, the phases seen by then): from the caller's thread
+    caller = threading.get_ident()
+
+    def on_verdict(i: int, v) -> None:
+        assert threading.get_ident() == caller
+        told.append((i, v, list(seen.get(i, []))))
+
+    vs = verify_batch(PROBLEM, [HONEST, STATIC, WRONG], cfg, progress=progress, on_verdict=on_verdict)
+    # each verdict is told once, as soon as it is final, and it is the verdict returned
+    assert sorted(i for i, _, _ in told) == [0, 1, 2] and all(vs[i] is v for i, v, _ in told)
+    assert told[0][0] == 1  # the static rejection needs no sandbox: told first
+    assert all(phases[-1].startswith(("verified", "rejected")) for _, _, phases in told)
+    # elapsed_s is each candidate's own: from the batch's start to its verdict
+    assert vs[1].elapsed_s < min(vs[0].elapsed_s, vs[2].elapsed_s)
     assert [v.ok for v in vs] == [True, False, False] and vs[2].stage == "correctness", [v.summary() for v in vs]
     assert seen[0] == ["correctness", "verified"]
     assert seen[1] == ["rejected: static"]  # never reached a sandbox
@@ -39,5 +52,8 @@ def test_progress_names_each_candidates_phases_and_verdict():
     def broken(i: int, phase: str) -> None:
         raise RuntimeError("a client's progress callback failed")
 
-    again = verify_batch(PROBLEM, [HONEST], cfg, progress=broken)
+    def broken_verdict(i: int, v) -> None:
+        raise RuntimeError("a client's verdict callback failed")
+
+    again = verify_batch(PROBLEM, [HONEST], cfg, progress=broken, on_verdict=broken_verdict)
     assert again[0].ok, again[0].summary()

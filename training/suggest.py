@@ -68,7 +68,11 @@ Progress = Callable[[str, dict], None]
 def run_problem(problem: str, backend: Backend, n: int = 4, turns: int = 2, gen: GenerationConfig | None = None,
                 verify_cfg: VerifyConfig | None = None, progress: Progress | None = None) -> SuggestResult:
     """Generate and verify candidates for a KernelBench-format problem; refine while none verifies: with the
-    verifier's findings when the backend `refines`, else with fresh samples of the same prompt."""
+    verifier's findings when the backend `refines`, else with fresh samples of the same prompt.
+
+    `progress(event, info)` hears: "generating", "verifying", "candidate" (where candidate i is), "verdict"
+    (info["candidate"], the `Candidate` with its final verdict, as soon as it is known; info["pending"],
+    how many of the turn's candidates are still being verified) and "turn-done"."""
     t0 = time.monotonic()
     progress = progress or (lambda event, info: None)
     gen = gen or GenerationConfig(n=n)
@@ -89,13 +93,20 @@ def run_problem(problem: str, backend: Backend, n: int = 4, turns: int = 2, gen:
             def candidate(k: int, phase: str, turn: int = turn + 1, n_todo: int = len(todo)) -> None:
                 progress("candidate", {"turn": turn, "i": k + 1, "n": n_todo, "phase": phase})
 
-            verdicts = verify_batch(problem, [parsed[i].code for i in todo], verify_cfg, progress=candidate,
-                                    reference=ahead) if todo else []
+            done: dict[int, Candidate] = {}
+
+            def verdict(k: int, v: Verdict, turn: int = turn + 1, n_todo: int = len(todo)) -> None:
+                i = todo[k]
+                done[i] = Candidate(turn, comps[i].text, comps[i].prompt, parsed[i].code, v)
+                # as soon as it is known: a caller may offer a verified kernel while the others still run
+                progress("verdict", {"turn": turn, "candidate": done[i], "pending": n_todo - len(done)})
+
+            if todo:
+                verify_batch(problem, [parsed[i].code for i in todo], verify_cfg, progress=candidate,
+                             reference=ahead, on_verdict=verdict)
         finally:
             ahead.close()
-        by_index = dict(zip(todo, verdicts))
-        turn_cands = [Candidate(turn + 1, c.text, c.prompt, p.code,
-                                by_index.get(i) or prompts.parse_failure_verdict(p))
+        turn_cands = [done.get(i) or Candidate(turn + 1, c.text, c.prompt, p.code, prompts.parse_failure_verdict(p))
                       for i, (c, p) in enumerate(zip(comps, parsed))]
         res.candidates += turn_cands
         progress("turn-done", {"turn": turn + 1, "verified": sum(c.verdict.ok for c in turn_cands)})

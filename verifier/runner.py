@@ -18,7 +18,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -621,7 +621,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
 
 def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig | None = None,
                  progress: Callable[[int, str], None] | None = None, reference: ReferenceRun | None = None,
-                 **overrides) -> list[Verdict]:
+                 on_verdict: Callable[[int, Verdict], None] | None = None, **overrides) -> list[Verdict]:
     """Verify many candidates of one problem: one reference run, candidates in parallel sandboxes.
 
     `reference`: a `ReferenceRun` of this problem started earlier (it stays open: its owner closes it);
@@ -630,6 +630,9 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
     `progress(i, phase)` is told where candidate i is: "correctness" (compiling and checking it on
     fresh inputs and other shapes), "timing", then "verified" or "rejected: <stage>". It is called
     from worker threads, candidates interleaved; an exception in it is logged, never a verdict.
+    `on_verdict(i, verdict)` gets each candidate's final verdict as soon as it is known (in the calling
+    thread, in the order the verdicts complete), so a caller can offer the first verified kernel while
+    the others are still running. A verdict's `elapsed_s` is the time from the batch's start to it.
     Raises ProblemError when the problem itself is unusable (a usage error, not a verdict).
     """
     def tell(i: int, phase: str) -> None:
@@ -639,10 +642,22 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             except Exception:
                 logging.getLogger(__name__).exception("verify_batch progress callback")
 
+    t0 = time.monotonic()
+    mech = sandbox.isolation_mechanism()
+
+    def done(i: int, v: Verdict) -> None:
+        v.elapsed_s = round(time.monotonic() - t0, 3)
+        v.isolation = v.isolation or (mech[0] if mech[0] == "bwrap" else f"none ({mech[1]})")
+        verdicts[i] = v
+        if on_verdict is not None:
+            try:
+                on_verdict(i, v)
+            except Exception:
+                logging.getLogger(__name__).exception("verify_batch on_verdict callback")
+
     cfg = dataclasses.replace(config or VerifyConfig(), **overrides).resolved()
     if reference is not None and (reference.problem_src != problem_src or reference.cfg.device != cfg.device):
         raise ValueError("the reference run is of another problem or device")
-    t0 = time.monotonic()
     verdicts: list[Verdict | None] = [None] * len(candidates)
     todo = []
     for i, src in enumerate(candidates):
@@ -656,8 +671,8 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             v = Verdict(device=cfg.device)
             v.stage = findings[0].stage
             v.reasons = findings
-            verdicts[i] = v
             tell(i, f"rejected: {v.stage}")  # never reaches a sandbox
+            done(i, v)
         else:
             todo.append(i)
     if todo:
@@ -671,12 +686,13 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             ref = reference.result() if reference is not None else prepare_reference(problem_src, cfg)
             t_ref = round(time.monotonic() - t_ref, 3)
             with ThreadPoolExecutor(max_workers=min(cfg.max_parallel, len(todo))) as pool:
-                futs = {i: pool.submit(_run_candidate, candidates[i], ref, cfg, started,
-                                       lambda phase, i=i: tell(i, phase)) for i in todo}
-                for i, f in futs.items():
-                    verdicts[i] = f.result()
-                    verdicts[i].shapes = ref.shapes
-                    verdicts[i].phases_s = {"reference": t_ref, **verdicts[i].phases_s}
+                futs = {pool.submit(_run_candidate, candidates[i], ref, cfg, started,
+                                    lambda phase, i=i: tell(i, phase)): i for i in todo}
+                for f in as_completed(futs):
+                    v = f.result()
+                    v.shapes = ref.shapes
+                    v.phases_s = {"reference": t_ref, **v.phases_s}
+                    done(futs[f], v)
         finally:
             while not started.empty():
                 started.get().close()
@@ -684,12 +700,7 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
                 ref.close()
     else:
         parse_problem(problem_src)
-    elapsed = time.monotonic() - t0
-    mech = sandbox.isolation_mechanism()
-    for v in verdicts:
-        assert v is not None
-        v.elapsed_s = round(elapsed, 3)
-        v.isolation = v.isolation or (mech[0] if mech[0] == "bwrap" else f"none ({mech[1]})")
+    assert all(v is not None for v in verdicts)
     return verdicts  # type: ignore[return-value]
 
 

@@ -47,7 +47,7 @@ class Verdict:
     speedup: float | None = None
     speedup_compile: float | None = None
     isolation: str = ""
-    elapsed_s: float = 0.0
+    elapsed_s: float = 0.0   # from the start of its batch (verify_batch) to this verdict
     # where elapsed_s went, seconds: reference (the problem's own run, shared by a batch), worker (waiting
     # for a sandbox), lock (waiting for the GPU), correctness (import, compile and every trial, as the
     # supervisor saw it), import and first_trial (inside the sandbox: the first trial includes Triton's
