@@ -38,7 +38,7 @@ def run_one(path: Path, cfg: VerifyConfig) -> dict:
                 "why": f"verifier error {type(e).__name__}: {str(e)[:300]}"}
     try:
         base = ref.shapes[0] if ref.shapes else {}
-        other = [f"{x['label']} rescaled {x['inputs']}" for x in ref.shapes if x.get("note")]
+        other = [f"{x['label']} at {x['inputs']} ({x['sizes']})" for x in ref.shapes if x.get("sizes")]
         other += [f"{x['label']} skipped" for x in ref.skipped]
         return {"problem": path.stem, "ok": True, "s": time.monotonic() - t0, "trials": len(ref.shapes),
                 "base": base.get("inputs"), "constants": base.get("constants"), "other": "; ".join(other)}
@@ -75,8 +75,8 @@ def main() -> int:
              f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}. "
              f"Measured {time.strftime('%Y-%m-%d')}, wall time {time.monotonic() - t0:.0f} s.", "",
              f"**{ok} of {len(rows)} problems ran** (size plan, inputs, reference outputs for every trial).", "",
-             "trials: shape variants checked (base, odd1, odd2, ordered); other: variants run at other sizes than "
-             "planned (every size times one factor) or skipped because the reference itself fails there.", "",
+             "trials: shape variants checked (base, odd1, odd2, ordered); other: odd variants run at other sizes "
+             "because the reference itself fails at the odd ones, or skipped (the reference runs at none tried).", "",
              "| problem | ran | s | trials | base inputs (or why not) | other |", "|---|---|---|---|---|---|"]
     for r in rows:
         what = str(r["base"]) if r["ok"] else r["why"].replace("|", "\\|")

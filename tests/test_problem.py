@@ -238,3 +238,16 @@ def test_a_problem_that_runs_only_at_its_own_sizes():
     vals = plan_small(own, P.size_constants(own), 1 << 14, 1 << 15, device="cpu")
     assert vals == {c.name: c.value for c in P.size_constants(own) if c.scalable}
     _forward_once(P.with_constants(own, vals), "cpu")
+
+
+def test_retries_at_other_sizes_stay_within_half_the_time_limit():
+    """A slow reference (KernelBench level 3's SwinV2 on a loaded 2-core CPU: 78 s of a 90 s limit before any
+    retry) gets no retries at other sizes when one more trial and those still to come would pass half the limit."""
+    import time
+
+    from verifier.worker_reference import RETRY_S, _may_retry
+
+    now = time.monotonic()
+    assert _may_retry(0.0, now - 5, 1.0, 2, 90.0) is None and _may_retry(0.0, now - 80, 9.0, 2, None) is None
+    assert "half" in _may_retry(0.0, now - 30, 5.0, 2, 90.0)  # 30 s + 3 trials of 5 s > 45 s
+    assert "stop after" in _may_retry(RETRY_S + 1, now, 0.1, 0, 90.0)

@@ -85,15 +85,33 @@ def test_odd_sizes_that_break_a_ratio_are_replaced_by_one_common_factor():
     assert odd1["length"] == base["length"] * 5 // 4 and odd2["length"] == base["length"] * 3 // 4
     for s in ref.shapes[1:3]:
         assert s["constants"]["out_channels"] == 2 * s["constants"]["length"]
-        assert "times" in s["note"] and "normalized_shape" in s["note"], s
+        assert "times" in s["sizes"] and "normalized_shape" in s["note"], s
+
+
+def test_odd_sizes_keep_one_size_the_reference_needs():
+    """A reference that runs only where dim is a multiple of 512 (as a group count divides channels) runs at
+    no odd size, nor at 5/4 or 3/4 of its sizes: the odd variants keep dim at its base size and change the
+    batch, so other shapes are still checked."""
+    fussy = PROBLEM.replace("return torch.relu(x)", "assert x.shape[1] % 512 == 0, 'dim must be a multiple of "
+                            "512'\n        return torch.relu(x)")
+    assert fussy != PROBLEM
+    run = ReferenceRun(fussy, CFG.__class__(device="cpu", trials=1, perturb=2))
+    try:
+        ref = run.result()
+    finally:
+        run.close()
+    assert [s["label"] for s in ref.shapes] == ["base", "odd1", "odd2", "ordered"] and not ref.skipped, ref.shapes
+    assert ref.shapes[1]["constants"] == {"batch_size": 17, "dim": 1024}, ref.shapes[1]
+    assert ref.shapes[2]["constants"] == {"batch_size": 15, "dim": 1024}, ref.shapes[2]
+    assert "dim = 1024" in ref.shapes[1]["sizes"] and "multiple of 512" in ref.shapes[1]["note"]
 
 
 def test_variants_the_reference_cannot_run_are_flagged_on_every_verdict():
-    """A reference that runs only where dim is a multiple of 512 runs at no odd size (nor at 5/4 or 3/4 of its
-    sizes): those variants are dropped, and each verdict says that fewer shapes were checked and why. The
+    """A reference that runs only where the batch is a multiple of 16 and dim one of 512 runs at no other shape
+    tried: the odd variants are dropped, and each verdict says that fewer shapes were checked and why. The
     shapes that remain still check the candidates (a wrong one fails)."""
-    fussy = PROBLEM.replace("return torch.relu(x)", "assert x.shape[1] % 512 == 0, 'dim must be a multiple of "
-                            "512'\n        return torch.relu(x)")
+    fussy = PROBLEM.replace("return torch.relu(x)", "assert x.shape[1] % 512 == 0 and x.shape[0] % 16 == 0, "
+                            "'dim must be a multiple of 512'\n        return torch.relu(x)")
     assert fussy != PROBLEM
     vs = verify_batch(fussy, [HONEST, WRONG], CFG.__class__(device="cpu", trials=1, perturb=2))
     assert [v.ok for v in vs] == [True, False] and vs[1].stage == "correctness", [v.summary() for v in vs]

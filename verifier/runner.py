@@ -199,7 +199,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "per_tensor": cfg.per_tensor,
            "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total,
-           "time": want_timing, "compile": cfg.compile_baseline, "lazy": cfg.lazy_baseline}
+           "time": want_timing, "compile": cfg.compile_baseline, "lazy": cfg.lazy_baseline, "timeout_s": cfg.timeout_s}
     w = _worker("reference", cfg)
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+import time
 import types
 
 from . import problem as P
@@ -152,6 +153,26 @@ def _forward_once(src: str, device: str) -> None:
 
 # common factors (numerator, denominator) of the variants odd1, odd2, ... when odd sizes break the reference
 _ODD_FACTORS = ((5, 4), (3, 4), (7, 4))
+RETRY_S = 10.0  # retries at other sizes start only while those before took less than this, all variants together
+
+
+def _other_sizes(label: str, odd: dict, small: dict, planned: list[dict]):
+    """Other sizes for a variant `label` (odd1, odd2, ...) whose odd sizes break the reference, in the order
+    tried: (sizes, how in words). First every size of the base plan times
+    one factor (5/4, 3/4, ...: the ratios between sizes kept, e.g. an output width that must equal a channel
+    count), then the odd sizes with one size at a time kept at its base value (a channel count that must
+    stay divisible by a group count). Sizes equal to another planned variant's are left out."""
+    if not label.startswith("odd"):
+        return
+    seen = list(planned)
+    num, den = _ODD_FACTORS[(int(label[3:]) - 1) % len(_ODD_FACTORS)]
+    alts = [({k: P.rescale(v, num, den) for k, v in small.items()}, f"every size of the base plan times {num}/{den}")]
+    alts += [({**odd, k: small[k]}, f"odd sizes but {k} = {small[k]!r} (its base size)")
+             for k in odd if odd[k] != small[k]]
+    for vals, how in alts:
+        if all(vals != v for v in seen):
+            seen.append(vals)
+            yield vals, how
 
 
 def _signed(xs: list) -> list:
@@ -238,7 +259,19 @@ def _cpu(x):
     return x
 
 
+def _may_retry(spent: float, start: float, per_trial: float, trials_left: int, timeout: float | None) -> str | None:
+    """Why no retry at other sizes may start now, or None when one may: the retries so far took RETRY_S, or
+    one more trial and those still to come would pass half the reference's time limit (a slow problem, a
+    loaded machine: the variants are not worth the reference run itself)."""
+    if spent > RETRY_S:
+        return f"retries at other sizes stop after {RETRY_S:.0f} s"
+    if timeout and time.monotonic() - start + per_trial * (1 + trials_left) > timeout / 2:
+        return f"no time left for other sizes within half the reference's {timeout:.0f} s limit"
+    return None
+
+
 def main(job_path: str) -> int:
+    start = time.monotonic()
     job = json.load(open(job_path))
     device, seed = job["device"], job["seed"]
     try:
@@ -264,8 +297,11 @@ def main(job_path: str) -> int:
         write_json("error.json", error_info("problem", e))
         return 0
     cand_side, ref_side, shapes, state_changed, skipped = [], [], [], [], []
+    spent = 0.0  # seconds of retries at other sizes, all variants together (at most RETRY_S + one more)
+    per_trial = 0.0  # seconds of one base trial, model construction included
     for i, (label, vals, n) in enumerate(configs):
         cseed = seed + 1000 * i
+        t_config = time.monotonic()
         run = functools.partial(_run_config, device=device, seed=cseed, n_trials=n, name=f"ref_{label}",
                                 perturb=label.startswith("odd"), signed=label == "odd2", ordered=label == "ordered")
         note = None
@@ -275,22 +311,26 @@ def main(job_path: str) -> int:
             if label == "base":
                 write_json("error.json", error_info("problem", e))
                 return 0
-            why = f"the reference fails at {vals}: {type(e).__name__}: {str(e)[:300]}"
-            # odd sizes break a ratio the problem needs (e.g. a divisibility, or an output width that must
-            # equal a channel count): other sizes still, every size of the base plan scaled by one factor
-            num, den = _ODD_FACTORS[(int(label[3:]) - 1) % len(_ODD_FACTORS)] if label.startswith("odd") else (1, 1)
-            alt = {k: P.rescale(v, num, den) for k, v in small.items()} if label.startswith("odd") else None
-            if not alt or any(alt == c[1] for c in configs):
-                skipped.append({"label": label, "constants": vals, "why": why})
+            tried = [f"the reference fails at {vals}: {type(e).__name__}: {str(e)[:300]}"]
+            planned = [c[1] for c in configs] + [x["constants"] for x in shapes]
+            for alt, how in _other_sizes(label, vals, small, planned):
+                if why_not := _may_retry(spent, start, per_trial, sum(c[2] for c in configs[i + 1:]),
+                                         job.get("timeout_s")):
+                    tried[0] += f" ({why_not})"
+                    break
+                t0 = time.monotonic()
+                try:
+                    _, init, model, trials, changed = run(P.with_constants(src, alt))
+                    note, vals = {"sizes": how, "note": f"odd sizes break the reference ({tried[0]})"}, alt
+                    break
+                except Exception as e2:
+                    tried.append(f"{how} {alt}: {type(e2).__name__}: {str(e2)[:200]}")
+                finally:
+                    spent += time.monotonic() - t0
+            if note is None:
+                skipped.append({"label": label, "constants": vals, "why": tried[0] + (
+                    f" (and at {len(tried) - 1} other sizes tried)" if len(tried) > 1 else ""), "tried": tried[1:]})
                 continue
-            try:
-                _, init, model, trials, changed = run(P.with_constants(src, alt))
-            except Exception as e2:
-                skipped.append({"label": label, "constants": vals, "why": f"{why}; and at {alt} (every size times "
-                                f"{num}/{den}): {type(e2).__name__}: {str(e2)[:300]}"})
-                continue
-            note = f"every size times {num}/{den}: odd sizes break the reference ({why})"
-            vals = alt
         if label == "ordered" and not all(_finite(o) for _, o in trials):
             # sorted inputs leave the problem's domain (e.g. a log of a sorted difference): not a test
             skipped.append({"label": label, "constants": vals, "why": "inputs sorted along every axis give the "
@@ -301,9 +341,10 @@ def main(job_path: str) -> int:
         ref_side.append({"label": label, "outputs": [_cpu(o) for _, o in trials]})
         state_changed += [f"{label}: {name}" for name in changed]
         shapes.append({"label": label, "constants": {k: v for k, v in vals.items()},
-                       "inputs": shapes_of(trials[0][0]), **({"note": note} if note else {})})
+                       "inputs": shapes_of(trials[0][0]), **(note or {})})
         if label == "base":
             base_model, base_inputs = model, trials[0][0]
+            per_trial = (time.monotonic() - t_config) / n
         del trials
     torch.save(cand_side, "for_candidate.pt")
     torch.save(ref_side, "ref_outputs.pt")
