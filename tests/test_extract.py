@@ -198,3 +198,246 @@ def test_config_object_init_args_reach_the_candidate():
     ''')
     v = verify(src, candidate, device="cpu", trials=1)
     assert v.ok, v.summary()
+
+
+# Module-level code as users write it: a config changed after it is made, bindings under if/try/for, a
+# registry filled by a decorator, a star import. The class needs each one's final value.
+STATEFUL = textwrap.dedent('''\
+    import torch
+    from torch.nn import *
+    import torch.nn.functional as F
+
+    try:
+        from flash_attn_not_installed import flash
+        HAS_FLASH = True
+    except ImportError:
+        HAS_FLASH = False
+
+    if torch.cuda.is_available():
+        device = "cuda"
+    else:
+        device = "cpu"
+    SCALE = 1.0
+    if device == "cuda":
+        SCALE = 0.5
+
+    CFG = {"dim": 32}
+    CFG["hidden"] = CFG["dim"] * 2
+    CFG.update(act="tanh")
+    LAYERS = [CFG["dim"]]
+    LAYERS += [CFG["hidden"], CFG["dim"]]
+    ACTS = {}
+
+
+    def register(name):
+        def deco(fn):
+            ACTS[name] = fn
+            return fn
+        return deco
+
+
+    @register("swish")
+    def swish(x):
+        return x * torch.sigmoid(x)
+
+
+    for _name in ("relu", "tanh"):
+        ACTS[_name] = getattr(torch, _name)
+    torch.set_default_dtype(torch.float64)
+    torch.manual_seed(0)
+    data = torch.load("/nonexistent/users_data.pt")  # a script line: the class never reads it
+
+
+    class Net(Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = ModuleList(Linear(a, b) for a, b in zip(LAYERS[:-1], LAYERS[1:]))
+
+        def forward(self, x):
+            data = x * SCALE  # a local of the same name as the script's global
+            for layer in self.layers:
+                data = ACTS[CFG["act"]](layer(data)) + ACTS["swish"](data).sum() * 0
+            return flash(data) if HAS_FLASH else data
+
+
+    def get_inputs():
+        return [torch.randn(4, CFG["dim"], device=device)]
+
+
+    def get_init_inputs():
+        return []
+    ''')
+
+
+def test_module_level_state_is_rebuilt_as_the_file_builds_it():
+    src = extract_problem(STATEFUL, "Net")
+    for needed in ('CFG["hidden"] =', "CFG.update(", "LAYERS +=", "for _name in", '@register("swish")',
+                   "from torch.nn import *", "except ImportError", 'device = "cpu"', "SCALE = 0.5",
+                   "torch.set_default_dtype"):
+        assert needed in src, needed
+    assert "torch.load" not in src and "manual_seed" not in src  # a local `data` does not pull the global in
+    code = src + "\nout = Model(*get_init_inputs())(*get_inputs())\nprint(tuple(out.shape), out.dtype)\n"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "(4, 32) torch.float64"  # the file's default dtype holds in the problem too
+
+
+def test_module_level_state_reaches_the_reference_run():
+    from verifier.runner import VerifyConfig, prepare_reference
+
+    cfg = VerifyConfig(device="cpu", trials=1, perturb=1).resolved()
+    ref = prepare_reference(extract_problem(STATEFUL, "Net"), cfg)
+    try:
+        assert ref.shapes[0]["inputs"] == [[4, 32]]
+    finally:
+        ref.close()
+
+
+def test_a_name_bound_before_its_use_at_load_time_keeps_that_value():
+    """A constant rebound later in the file: a module-level use sees the value before it, as Python does."""
+    src = textwrap.dedent('''\
+        import torch
+        import torch.nn as nn
+        DIM = 16
+        HIDDEN = DIM * 2
+        DIM = 8
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(HIDDEN, DIM)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        def get_inputs():
+            return [torch.randn(2, HIDDEN)]
+
+        def get_init_inputs():
+            return []
+        ''')
+    assert loads_in_fresh_interpreter(extract_problem(src, "M")) == "(2, 8)"
+
+
+PROJECT = textwrap.dedent('''\
+    import torch
+    import torch.nn as nn
+    from .utils import gelu
+    from tritonrl_user_sibling import swish, CONST
+    try:
+        import tritonrl_optional_missing
+    except ImportError:
+        tritonrl_optional_missing = None
+
+
+    class Head(nn.Module):
+        def forward(self, x):
+            return gelu(x)
+
+
+    class Sib(nn.Module):
+        def forward(self, x):
+            return swish(x) * CONST
+
+
+    class Plain(nn.Module):
+        def forward(self, x):
+            return x * 2 if tritonrl_optional_missing is None else x
+
+
+    def get_inputs():
+        return [torch.randn(4, 32)]
+
+
+    def get_init_inputs():
+        return []
+    ''')
+
+
+def test_imports_of_the_users_own_project_are_named(tmp_path, monkeypatch):
+    """The problem runs alone in a sandbox: a relative import, or a sibling module of the user's project, is
+    reported by name with what to do, not as the sandbox's ImportError; even when the server runs in the
+    project's folder, where the sibling would import."""
+    (tmp_path / "tritonrl_user_sibling.py").write_text("def swish(x):\n    return x\nCONST = 2\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ExtractError, match=r"Head needs gelu from '\.utils', a relative import.*copy what it needs"):
+        extract_problem(PROJECT, "Head")
+    with pytest.raises(ExtractError, match=r"Sib needs swish, CONST from 'tritonrl_user_sibling', which the Python "
+                                           r"running TritonRL .* cannot import: if it is a file of your project"):
+        extract_problem(PROJECT, "Sib")
+    assert loads_in_fresh_interpreter(extract_problem(PROJECT, "Plain")) == "(4, 32)"  # a guarded import is fine
+
+
+def test_inputs_returned_as_a_dict_are_refused_with_the_fix():
+    src = textwrap.dedent('''\
+        import torch
+        import torch.nn as nn
+
+        class Conv(nn.Module):
+            def __init__(self, in_ch, out_ch, kernel_size=3):
+                super().__init__()
+                self.conv = nn.Conv1d(in_ch, out_ch, kernel_size)
+
+            def forward(self, x):
+                return self.conv(x)
+
+        def get_inputs():
+            return [torch.randn(2, 4, 32)]
+
+        def get_init_inputs():
+            return {"in_ch": 4, "out_ch": 8}
+        ''')
+    with pytest.raises(ExtractError, match=r"get_init_inputs\(\) returns a dict.*Conv\(\*get_init_inputs\(\)\).*"
+                                           r"return a list of the constructor arguments"):
+        extract_problem(src, "Conv")
+    fixed = src.replace('{"in_ch": 4, "out_ch": 8}', "[4, 8]")
+    assert loads_in_fresh_interpreter(extract_problem(fixed, "Conv")) == "(2, 8, 30)"
+
+
+SHARED = textwrap.dedent('''\
+    import torch
+    import torch.nn as nn
+
+
+    class ConvBNAct(nn.Sequential):
+        def __init__(self, cin, cout, k=3):
+            super().__init__(nn.Conv2d(cin, cout, k, padding=k // 2), nn.ReLU())
+
+
+    class TinyNet(nn.Module):
+        def __init__(self, ch=8):
+            super().__init__()
+            self.body = nn.Sequential(ConvBNAct(3, ch), nn.Flatten())
+
+        def forward(self, x):
+            return self.body(x)
+
+
+    def get_inputs():
+        return [torch.randn(2, 3, 8, 8)]
+
+
+    def get_init_inputs():
+        return []
+    ''')
+
+
+def test_shared_init_inputs_that_do_not_fit_a_class_ask_for_its_own():
+    assert loads_in_fresh_interpreter(extract_problem(SHARED, "TinyNet")) == "(2, 512)"
+    with pytest.raises(NeedsInputs, match=r"get_init_inputs\(\) gives 0 constructor arguments, but "
+                                          r"ConvBNAct.__init__ takes at least 2 \(cin, cout\): add "
+                                          r"get_init_inputs_ConvBNAct\(\)") as e:
+        extract_problem(SHARED, "ConvBNAct")
+    assert "def get_init_inputs_ConvBNAct" in e.value.stub and "get_inputs_ConvBNAct" not in e.value.stub
+    pasted = SHARED + "\n\n" + e.value.stub.replace("...,  # cin", "3,").replace("...,  # cout", "4,")
+    assert loads_in_fresh_interpreter(extract_problem(pasted, "ConvBNAct")) == "(2, 4, 8, 8)"
+
+
+def test_the_stub_holds_only_the_missing_function():
+    """A file with get_inputs but no get_init_inputs: pasting the stub must not replace the user's inputs with
+    placeholder shapes."""
+    src = SHARED.replace("def get_init_inputs():\n    return []\n", "")
+    with pytest.raises(NeedsInputs, match="add get_init_inputs") as e:
+        extract_problem(src, "TinyNet")
+    assert "def get_init_inputs_TinyNet" in e.value.stub and "get_inputs_TinyNet" not in e.value.stub
