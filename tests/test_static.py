@@ -111,6 +111,50 @@ def test_cheats_are_named(body, extra, rule):
     assert rule in rules(cand(body, extra))
 
 
+@pytest.mark.parametrize("body,extra,rule", [
+    # stdlib modules reached through the allowed ones' attributes: sys.modules is the whole process
+    ("s = torch.sys.modules\nreturn x\n", "", "forbidden-import"),
+    ("m = torch.nn.modules.module\nreturn x\n", "", "forbidden-import"),
+    ("return torch.nn.functional.torch.relu(x)\n", "", "forbidden-import"),
+    ("pa = torch.nn.parallel.parallel_apply\nreturn x\n", "", "forbidden-import"),
+    ("return x\n", "\nimport typing\nS = typing.sys\n", "forbidden-import"),
+    ("t = torch\nreturn t.os\n", "", "forbidden-import"),
+    # modules as values (after which no attribute chain can be followed)
+    ("return launch(torch, x)\n", "\ndef launch(m, x):\n    return x\n", "reflection"),
+    ("self.lib = torch\nreturn x\n", "", "reflection"),
+    # frames of generators reach the caller's globals
+    ("g = (i for i in [0])\nf = g.gi_frame.f_back\nreturn x\n", "", "reflection"),
+    # files: the worker's inbox holds the trials' inputs
+    ("return x\n", "\ndef _read():\n    return torch.load('/sandbox/inbox/for_candidate.pt')\n", "forbidden-call"),
+    ("s = x.untyped_storage().from_file('f', False, 4)\nreturn x\n", "", "forbidden-call"),
+    # Python in kernel code (the interpreter would run it)
+    ("return x\n", "\n@triton.jit\ndef k2(p, B: tl.constexpr):\n    v = tl.load(p + tl.arange(0, B))\n"
+     "    a = v.handle.data\n", "forbidden-call"),
+    ("return x\n", "\ndef helper(v):\n    return v\n\n@triton.jit\ndef k2(p, B: tl.constexpr):\n"
+     "    tl.store(p, helper(tl.load(p)))\n", "forbidden-call"),
+    ("return x\n", "\n@triton.jit\ndef k2(p, B: tl.constexpr):\n    v = tl.load(p)\n    s = str(v)\n",
+     "forbidden-call"),
+    ("return x\n", "\n@triton.jit\ndef k2(p, B: tl.constexpr):\n    v = tl.load(p)\n    y = float(v)\n",
+     "forbidden-call"),
+    # a helper named (not called) in forward is on the forward path
+    ("h = helper\nreturn h(x)\n", "\ndef helper(t):\n    return t.clamp(min=0)\n", "torch-compute"),
+])
+def test_escapes_are_named(body, extra, rule):
+    assert rule in rules(cand(body, extra))
+
+
+@pytest.mark.parametrize("body,extra", [
+    ("F2 = torch.nn.functional\nreturn x\n", ""),
+    ("return x\n", "\nfrom triton.language.extra import libdevice\n\n@triton.jit\ndef k2(p, B: tl.constexpr):\n"
+     "    v = tl.load(p + tl.arange(0, B))\n    m = float('-inf')\n    tl.store(p, libdevice.tanh(v) + m + min(B, 4))\n"),
+    ("return x\n", "\n@triton.jit\ndef act(v):\n    return tl.maximum(v, 0.0)\n\n@triton.jit\n"
+     "def k2(p, FN: tl.constexpr, B: tl.constexpr):\n    for i in range(0, B, 4):\n        tl.store(p, FN(act(tl.load(p))))\n"),
+    ("y = torch.empty(x.shape, dtype=torch.float32, device=x.device)\nreturn y\n", ""),
+])
+def test_honest_patterns_near_the_escape_rules_pass(body, extra):
+    assert rules(cand(body, extra)) == set()
+
+
 def test_parse_layer():
     assert rules("def f(:\n") == {"syntax-error"}
     assert rules(HEAD) == {"missing-modelnew"}

@@ -7,7 +7,10 @@ for anything a rule here cannot see.
 from __future__ import annotations
 
 import ast
+import importlib.util
+import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .verdict import Finding
 
@@ -50,7 +53,8 @@ REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id"}
 TORCH_FORBIDDEN_ATTRS = {"ops", "compile", "jit", "library", "fx", "overrides", "autograd", "backends",
                          "manual_seed", "seed", "use_deterministic_algorithms", "utils", "hub", "export",
                          "compiler", "func", "vmap", "package", "distributed", "multiprocessing", "profiler",
-                         "set_grad_enabled", "inference_mode", "no_grad", "enable_grad", "random", "testing"}
+                         "set_grad_enabled", "inference_mode", "no_grad", "enable_grad", "random", "testing",
+                         "load", "save", "from_file", "serialization", "UntypedStorage", "TypedStorage", "storage"}
 TORCH_CUDA_FORBIDDEN = {"Event", "Stream", "stream", "graph", "CUDAGraph", "set_stream", "manual_seed",
                         "manual_seed_all", "set_device", "nvtx", "memory", "empty_cache", "set_rng_state",
                         "ExternalStream", "make_graphed_callables"}
@@ -60,9 +64,32 @@ MODE_ATTRS = {"training", "is_cuda", "is_cpu", "is_meta", "requires_grad", "grad
               "is_inference", "is_mps", "is_xpu"}
 MODE_CALLS = {"is_grad_enabled", "is_inference_mode_enabled", "is_scripting", "is_compiling",
               "is_tracing", "are_deterministic_algorithms_enabled", "is_autocast_enabled"}
+# Python builtins kernel code may call (on constexprs, or Triton's own overloads)
+KERNEL_BUILTINS = {"range", "min", "max", "len", "print", "isinstance", "abs"}
 MUTATING_METHODS = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "add", "clear",
                     "remove", "discard", "__setitem__"}
 ALLOWED_DUNDERS = {"__init__", "__name__"}
+# Attributes of frames, generators, coroutines and tracebacks: a running generator's `gi_frame.f_back.f_globals`
+# reaches the caller's globals (the worker's own state) without a dunder or an import.
+FRAME_ATTRS = {"gi_frame", "gi_code", "gi_yieldfrom", "gi_running", "cr_frame", "cr_code", "cr_await", "cr_origin",
+               "ag_frame", "ag_code", "ag_await", "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "f_trace",
+               "f_lasti", "tb_frame", "tb_next", "co_code", "co_consts", "co_names", "co_filename"}
+# Standard-library (and numpy) modules that the allowed ones import and keep as attributes (`torch.sys`,
+# `torch.os`, `typing.sys`, `torch.nn.modules.module.sys`): an attribute of that name reaches the process
+# (sys.modules, files, environment, threads, the garbage collector) without an import statement.
+ESCAPE_MODULES = {"sys", "os", "builtins", "gc", "inspect", "importlib", "ctypes", "threading", "_thread",
+                  "subprocess", "weakref", "operator", "multiprocessing", "mp", "traceback", "types", "io", "pathlib",
+                  "pickle", "dill", "marshal", "copyreg", "signal", "concurrent", "asyncio", "shutil", "tempfile",
+                  "linecache", "atexit", "faulthandler", "runpy", "mmap", "socket", "sysconfig", "posix", "np",
+                  "numpy", "ast", "dis", "glob", "zipfile", "tarfile", "pkgutil", "contextvars", "_sys", "_os"}
+# Namespaces a candidate may reach by attribute: torch.relu, nn.Linear, F.gelu, tl.load, libdevice.tanh, …
+# Any other module reached through them (torch.nn.parallel, torch.nn.modules.module, torch.nn.functional.torch)
+# is outside the API a Triton candidate needs.
+ALLOWED_NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "torch.linalg",
+                      "torch.special", "torch.fft", "triton", "triton.language", "triton.language.math",
+                      "triton.language.extra", "math", "typing")
+TOP_LEVEL_MODULES = ESCAPE_MODULES | {"torch", "triton", "math", "typing", "functools", "itertools", "collections",
+                                      "random", "time", "warnings", "logging", "json", "re", "copy", "contextlib"}
 MODULE_NAMES_ROOTS = {"torch", "triton", "math", "nn", "F", "tl"}
 
 
@@ -82,6 +109,48 @@ def _dotted(node: ast.AST) -> str:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return ""
+
+
+@lru_cache(maxsize=None)
+def _submodules(namespace: str) -> frozenset[str]:
+    """Names of the modules and packages inside an installed package, read from its directory (nothing imported)."""
+    top, *rest = namespace.split(".")
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return frozenset()
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset()
+    out = set()
+    for base in spec.submodule_search_locations:
+        d = os.path.join(base, *rest)
+        try:
+            entries = os.listdir(d)
+        except OSError:
+            continue
+        for e in entries:
+            if os.path.isfile(os.path.join(d, e, "__init__.py")):
+                out.add(e)
+            elif e.endswith(".py") or e.endswith(".so"):
+                out.add(e.split(".")[0])
+    return frozenset(out)
+
+
+def _namespace_of(dotted: str) -> str | None:
+    """The longest allowed namespace that `dotted` starts with."""
+    parts = dotted.split(".")
+    for k in range(len(parts), 0, -1):
+        head = ".".join(parts[:k])
+        if head in ALLOWED_NAMESPACES:
+            return head
+        if head.startswith("triton.language.extra.") and parts[k - 1] in _submodules(".".join(parts[:k - 1])):
+            return head  # libdevice, cuda.libdevice, …
+    return None
+
+
+def _is_module_path(dotted: str) -> bool:
+    """Whether an import-resolved dotted name is one of the allowed namespaces or a top-level module."""
+    return bool(dotted) and (_namespace_of(dotted) == dotted or dotted in TOP_LEVEL_MODULES)
 
 
 def _is_jit_decorator(dec: ast.AST, aliases: "_Aliases") -> bool:
@@ -116,6 +185,13 @@ class _Checker:
         self.kernels: set[str] = set()
         self.module_names: set[str] = set()
 
+    def _imported(self, node: ast.AST) -> str:
+        """The import-resolved dotted name of a Name/Attribute chain rooted at an imported name, else ''."""
+        dotted = _dotted(node)
+        if not dotted or dotted.split(".")[0] not in self.aliases.names:
+            return ""
+        return self.aliases.resolve(dotted)
+
     def add(self, rule: str, msg: str, node: ast.AST | None, stage: str = "static") -> None:
         line = getattr(node, "lineno", None)
         if not any(f.rule == rule and f.line == line for f in self.findings):
@@ -130,6 +206,14 @@ class _Checker:
             elif isinstance(node, ast.ImportFrom) and node.module:
                 for a in node.names:
                     self.aliases.names[a.asname or a.name] = f"{node.module}.{a.name}"
+        # `m = torch.nn` (anywhere): m is another name of that module, and chains through it are checked as such
+        for _ in range(2):
+            for node in ast.walk(self.tree):
+                if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                        and isinstance(node.value, (ast.Name, ast.Attribute))):
+                    full = self._imported(node.value)
+                    if full and _is_module_path(full):
+                        self.aliases.names[node.targets[0].id] = full
         for node in self.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[node.name] = node  # type: ignore[assignment]
@@ -172,6 +256,53 @@ class _Checker:
                 if not ok:
                     self.add("forbidden-import", f"import of '{m}' is not allowed in a candidate "
                              f"(allowed: {', '.join(ALLOWED_IMPORTS[:-2])})", node)
+
+    def check_module_values(self) -> None:
+        """Modules are reached only as the base of an attribute chain (torch.empty, tl.load) or renamed (m = torch.nn):
+        a module passed, stored or returned as a value escapes every rule that reads attribute chains."""
+        parents: dict[int, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+        for node in ast.walk(self.tree):
+            if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(node.ctx, ast.Load):
+                continue
+            parent = parents.get(id(node))
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                continue  # the base of a longer chain
+            if (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1
+                    and isinstance(parent.targets[0], ast.Name)):
+                continue  # a new name for it (an alias, checked as one)
+            if isinstance(parent, ast.If) and "__name__" in ast.unparse(parent.test):
+                continue
+            full = self._imported(node)
+            if full and _is_module_path(full):
+                self.add("reflection", f"the module '{full}' is used as a value ({ast.unparse(node)}); a candidate "
+                         "may only reach a module's attributes", node)
+
+    def check_attribute_chains(self) -> None:
+        """Attribute chains may only reach the allowed namespaces' members, not other modules through them."""
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.Attribute):
+                continue
+            if node.attr in ESCAPE_MODULES:
+                self.add("forbidden-import", f"'.{node.attr}' reaches the module '{node.attr}' through an attribute; "
+                         "not allowed in a candidate", node)
+            elif node.attr in FRAME_ATTRS:
+                self.add("reflection", f"'.{node.attr}' (frames, generators, tracebacks) is not allowed", node)
+            elif node.attr == "handle":
+                self.add("forbidden-call", "'.handle' reaches Triton's internals (in the interpreter: the values as a "
+                         "numpy array); kernels compute with triton.language", node)
+            elif node.attr == "from_file":
+                self.add("forbidden-call", "'.from_file' reads files; a candidate reads only its arguments", node)
+            full = self._imported(node)
+            ns = _namespace_of(full) if full else None
+            if ns is None or full == ns:
+                continue
+            leaf = full[len(ns) + 1:].split(".")[0]
+            if leaf in TOP_LEVEL_MODULES or (leaf in _submodules(ns) and _namespace_of(f"{ns}.{leaf}") != f"{ns}.{leaf}"):
+                self.add("forbidden-import", f"'{ast.unparse(node)}' reaches the module '{ns}.{leaf}', which is outside "
+                         f"the API a candidate may use ({', '.join(ALLOWED_NAMESPACES)})", node)
 
     def check_everywhere(self) -> None:
         for node in ast.walk(self.tree):
@@ -270,6 +401,12 @@ class _Checker:
                 continue
             seen[id(fn)] = fn
             for sub in ast.walk(fn):
+                # a candidate function or class named (not only called) in forward runs there: `h = helper; h(x)`
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                    if sub.id in self.functions and sub.id not in self.kernels:
+                        todo.append(self.functions[sub.id])
+                    elif sub.id in self.classes and self.classes[sub.id] is not cls:
+                        todo += [n for n in self.classes[sub.id].body if isinstance(n, ast.FunctionDef)]
                 if isinstance(sub, ast.Call):
                     f = sub.func
                     if isinstance(f, ast.Name) and f.id in self.functions and f.id not in self.kernels:
@@ -370,11 +507,39 @@ class _Checker:
                     self.add("state-in-forward", f"forward mutates '{ast.unparse(f.value)}' (state kept across "
                              "calls is not allowed)", call)
 
+    def _check_kernel_node(self, kernel: str, sub: ast.AST, params: set[str]) -> None:
+        """Kernel code is Triton: it calls triton.language, other @triton.jit functions, functions passed in as
+        arguments (checked at launch) and a few builtins on constants. Under the interpreter anything else runs as
+        plain Python on the kernel's values (`str(x)` prints them), which a compiled kernel could not do."""
+        if isinstance(sub, ast.Call):
+            f = sub.func
+            if isinstance(f, ast.Name):
+                if f.id in self.kernels or f.id in params or f.id in KERNEL_BUILTINS:
+                    return
+                if f.id in ("int", "float", "bool") and all(isinstance(a, ast.Constant) or (
+                        isinstance(a, ast.Name) and a.id in params) for a in sub.args):
+                    return
+                self.add("forbidden-call", f"kernel '{kernel}' calls '{f.id}': a kernel may call only triton.language, "
+                         "@triton.jit functions and range/min/max (the interpreter would run it as plain Python)", sub)
+            elif isinstance(f, ast.Attribute):
+                root = _root(f)
+                if isinstance(f.value, ast.Constant) or (root and root not in self.aliases.names and root not in params
+                                                         and (root in self.functions or root in self.classes
+                                                              or root in self.module_names)):
+                    self.add("forbidden-call", f"kernel '{kernel}' calls '{ast.unparse(f)}', which is not Triton", sub)
+        elif isinstance(sub, ast.FormattedValue) or (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod)
+                                                     and isinstance(sub.left, ast.Constant)
+                                                     and isinstance(sub.left.value, str)):
+            self.add("forbidden-call", f"kernel '{kernel}' formats its values into a string (plain Python)", sub)
+
     def check_kernels(self) -> None:
         for name in self.kernels:
             fn = self.functions.get(name)
             if fn is None:
                 continue
+            params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+            for sub in ast.walk(fn):
+                self._check_kernel_node(name, sub, params)
             for sub in ast.walk(fn):
                 if isinstance(sub, ast.Name) and self.aliases.resolve(sub.id).split(".")[0] == "torch":
                     self.add("torch-compute", f"kernel '{name}' uses torch inside device code", sub)
@@ -444,6 +609,8 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
                   f"ModelNew must subclass nn.Module (it subclasses {ast.unparse(b)})", cls)
     c.check_imports()
     c.check_everywhere()
+    c.check_attribute_chains()
+    c.check_module_values()
     c.check_module_level()
     c.check_forward(cls)
     c.check_kernels()
