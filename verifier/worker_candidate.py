@@ -43,6 +43,38 @@ ALLOWED_OPS = {
 LAUNCH_OPS = {"set_"}
 
 
+def _return_types() -> tuple:
+    """torch's own named-tuple result types (torch.return_types.max, …): tuples whose iteration is torch's, not
+    the candidate's."""
+    import torch.return_types as rt
+
+    return tuple(v for v in vars(rt).values() if isinstance(v, type) and issubclass(v, tuple))
+
+
+_CONTAINERS = (list, tuple) + _return_types()
+
+
+def _python_callables(args, kwargs) -> list[str]:
+    """Kernel arguments that are Python callables other than Triton's own (a @triton.jit function passed as a
+    constexpr is Triton): the interpreter would run such a function on the kernel's values as plain Python, a
+    compiled kernel could not run it at all."""
+    out = []
+    for a in [*args, *kwargs.values()]:
+        t = type(a)
+        if issubclass(t, torch.Tensor) or not callable(a):
+            continue
+        if isinstance(a, types.FunctionType) or isinstance(a, types.BuiltinFunctionType):
+            mod = a.__module__
+        elif isinstance(a, type):
+            mod = a.__module__
+        else:
+            mod = t.__module__
+        if not str(mod).startswith("triton"):
+            out.append(str(getattr(a, "__name__", t.__name__)) if isinstance(a, (type, types.FunctionType))
+                       else t.__name__)
+    return out
+
+
 class _State:
     active = False      # inside a forward call we are checking
     in_launch = 0       # inside Triton's launch path
@@ -84,6 +116,8 @@ def _install_launch_recorder() -> None:
             else:
                 rec["grid"] = [int(v) for v in grid]
             S.launches.append(rec)
+            for name in _python_callables(args, kwargs):
+                S.ops.add(f"python function {name} passed to kernel {rec['name']}")
             S.in_launch += 1
             try:
                 return _orig(self, *args, grid=grid, warmup=warmup, **kwargs)
@@ -145,11 +179,14 @@ class _OpLog:
 
 def _plain(out, on_device: bool = False):
     """Copies of forward's outputs as plain tensors, on the CPU (or, `on_device`, where they are); a subclass
-    or a non-tensor is reported, not converted."""
-    if isinstance(out, (list, tuple)):
+    or a non-tensor is reported, not converted. Containers must be plain lists or tuples (by type, not by
+    isinstance, which asks the object's own `__class__`): iterating a candidate's container would run its code
+    here, after forward, where no op is logged."""
+    if type(out) in _CONTAINERS:
         return [_plain(o, on_device) for o in out]
     if type(out) is not torch.Tensor:
-        raise TypeError(f"forward returned {type(out).__module__}.{type(out).__qualname__}, not a plain tensor")
+        raise TypeError(f"forward returned {type(out).__module__}.{type(out).__qualname__}, not a plain tensor "
+                        "(or a plain list or tuple of them)")
     t = torch.Tensor.detach(out)
     return t.cpu() if t.is_cuda and not on_device else t.clone()
 
@@ -220,6 +257,8 @@ class _TimedCalls:
             S.active = True
             try:
                 out = self.model(*self.args)
+                if not S.active:
+                    S.ops.add("op log switched off during forward")
             finally:
                 S.active = False
         if self.device == "cuda":
@@ -333,6 +372,8 @@ def main(job_path: str) -> int:
                     S.active = True
                     try:
                         out = model(*args)
+                        if not S.active:
+                            S.ops.add("op log switched off during forward")
                     finally:
                         S.active = False
                 if device == "cuda":
