@@ -441,3 +441,28 @@ def test_the_stub_holds_only_the_missing_function():
     with pytest.raises(NeedsInputs, match="add get_init_inputs") as e:
         extract_problem(src, "TinyNet")
     assert "def get_init_inputs_TinyNet" in e.value.stub and "get_inputs_TinyNet" not in e.value.stub
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="the message is for machines without a GPU")
+def test_inputs_made_on_a_gpu_get_a_sentence_on_a_machine_without_one():
+    """A module written on a GPU machine (`.cuda()` in get_inputs), verified on the CPU: the user is told what to
+    change, not only torch's assertion."""
+    from verifier.problem import ProblemError
+    from verifier.runner import VerifyConfig, prepare_reference
+
+    src = textwrap.dedent('''\
+        import torch
+        import torch.nn as nn
+
+        class Softplus(nn.Module):
+            def forward(self, x):
+                return torch.log1p(torch.exp(x))
+
+        def get_inputs():
+            return [torch.randn(32, 256).cuda()]
+
+        def get_init_inputs():
+            return []
+        ''')
+    with pytest.raises(ProblemError, match=r"put tensors on a GPU .*create get_inputs' tensors on the CPU"):
+        prepare_reference(extract_problem(src, "Softplus"), VerifyConfig(device="cpu", trials=1).resolved())

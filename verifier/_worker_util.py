@@ -26,9 +26,18 @@ def seed_all(seed: int) -> None:
     torch.manual_seed(seed)  # seeds CUDA generators too
 
 
+# torch's words when code asks for a GPU that this machine lacks
+_NO_GPU = ("Torch not compiled with CUDA enabled", "Found no NVIDIA driver", "No CUDA GPUs are available")
+
+
 def error_info(phase: str, exc: BaseException) -> dict:
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-    return {"phase": phase, "type": type(exc).__name__, "message": str(exc)[:2000], "traceback": "".join(tb)[-6000:]}
+    msg = str(exc)[:2000]
+    if phase == "problem" and any(s in msg for s in _NO_GPU):  # a user's module written for a GPU machine
+        msg += (". The module or its inputs put tensors on a GPU (.cuda(), device='cuda'), and the verifier runs "
+                "without one here: create get_inputs' tensors on the CPU (the verifier moves them to the device it "
+                "verifies on) and, inside the module, use the input's device (x.device)")
+    return {"phase": phase, "type": type(exc).__name__, "message": msg, "traceback": "".join(tb)[-6000:]}
 
 
 def write_json(path: str, obj) -> None:
