@@ -158,10 +158,10 @@ RETRY_S = 10.0  # retries at other sizes start only while those before took less
 
 def _other_sizes(label: str, odd: dict, small: dict, planned: list[dict]):
     """Other sizes for a variant `label` (odd1, odd2, ...) whose odd sizes break the reference, in the order
-    tried: (sizes, how in words). First every size of the base plan times
-    one factor (5/4, 3/4, ...: the ratios between sizes kept, e.g. an output width that must equal a channel
-    count), then the odd sizes with one size at a time kept at its base value (a channel count that must
-    stay divisible by a group count). Sizes equal to another planned variant's are left out."""
+    tried: (sizes, how in words). First every size of the base plan times one factor (5/4, 3/4, ...: the ratios
+    between sizes kept, e.g. an output width that must equal a channel count), then the odd sizes with one size
+    at a time kept at its base value (a channel count that a group count must divide). Sizes equal to another
+    planned variant's are left out."""
     if not label.startswith("odd"):
         return
     seen = list(planned)
