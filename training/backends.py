@@ -78,6 +78,10 @@ class TransformersBackend:
         if not path.is_dir():
             raise BackendError(f"model directory not found: {model_path}")
         self.device = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
+        if dtype == "auto" and not self.device.startswith("cuda"):
+            # bfloat16 weights run in float32 on a CPU: its bf16 matmuls are emulated on most CPUs (1.7x slower
+            # sampling on this repo's 2-core machine, benchmarks/results/generation_dtype_cpu.md)
+            dtype = torch.float32
         try:
             if (path / "adapter_config.json").exists():
                 from peft import AutoPeftModelForCausalLM
