@@ -419,8 +419,9 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
         live = [r for r in mine if r["grid"] and all(g > 0 for g in r["grid"])]
         kernels |= {r["name"] for r in live}
         if t["ops"]:
-            launch_fail = launch_fail or ("runtime-torch-compute", f"{where}: forward ran torch compute outside "
-                                          f"Triton: {', '.join(t['ops'][:8])}")
+            # torch ops, reads of tensor memory into Python, Python functions handed to a kernel, the log disabled
+            launch_fail = launch_fail or ("runtime-torch-compute", f"{where}: forward computed outside Triton "
+                                          f"kernels: {', '.join(t['ops'][:8])}")
         if not live:
             rule = "empty-grid" if mine else "no-launch"
             msg = "kernels launched only with empty grids" if mine else "no Triton kernel of the candidate launched"
@@ -471,8 +472,8 @@ def _judge_timed_calls(v: Verdict, timing: dict, timed_file: Path, ref: Referenc
         return
     if timing.get("audit_ops"):
         ops = ", ".join(str(o) for o in timing["audit_ops"][:8])
-        v.fail("performance", "runtime-torch-compute", f"between timed calls, forward ran torch compute outside "
-               f"Triton: {ops}")
+        v.fail("performance", "runtime-torch-compute", f"between timed calls, forward computed outside Triton "
+               f"kernels: {ops}")
         return
     if timing.get("audit_mutated"):
         v.fail("performance", "input-mutated", "between timed calls, forward modified its inputs in place")
