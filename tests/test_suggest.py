@@ -145,6 +145,21 @@ def test_tiny_transformers_model_runs_the_whole_pipeline(tiny_model):
     assert all(c.prompt and "RMSNorm" in c.prompt for c in res.candidates)
 
 
+def test_bf16_weights_sample_in_float32_on_cpu_unless_asked(tiny_model, tmp_path):
+    """dtype 'auto' on a CPU gives float32 (bf16 matmuls are emulated there); an explicit dtype is kept."""
+    import shutil
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    d = tmp_path / "bf16"
+    shutil.copytree(tiny_model, d)
+    AutoModelForCausalLM.from_pretrained(str(d)).to(torch.bfloat16).save_pretrained(d)
+    dtype_of = lambda b: next(b.model.parameters()).dtype  # noqa: E731
+    assert dtype_of(TransformersBackend(str(d), device="cpu")) == torch.float32
+    assert dtype_of(TransformersBackend(str(d), device="cpu", dtype=torch.bfloat16)) == torch.bfloat16
+
+
 @pytest.fixture()
 def chat_server():
     srv, url = start_chat_server()
