@@ -147,8 +147,11 @@ class _Dispatch(TorchDispatchMode):
 
 # Tensor methods that hand a tensor's memory to Python (lists, numpy arrays, buffers) without an ATen op:
 # compute done on that copy in plain Python never shows in the dispatch log. Triton's interpreter reads
-# its arguments' storages itself, inside a launch (LAUNCH_READS).
-HOST_READS = {"tolist", "numpy", "__array__", "__dlpack__", "untyped_storage", "storage", "_typed_storage"}
+# its arguments' storages itself, inside a launch (LAUNCH_READS). Printing a tensor (repr, str, format, print)
+# is a read too: torch's printer switches every mode off while it reads the values, so no ATen op shows, and
+# the text carries the values (to 4 digits, enough for the tolerances) into Python.
+HOST_READS = {"tolist", "numpy", "__array__", "__dlpack__", "untyped_storage", "storage", "_typed_storage",
+              "__repr__", "__str__", "__format__"}
 LAUNCH_READS = {"untyped_storage", "storage", "_typed_storage"}
 
 
