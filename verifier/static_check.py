@@ -60,6 +60,11 @@ TORCH_CUDA_FORBIDDEN = {"Event", "Stream", "stream", "graph", "CUDAGraph", "set_
                         "ExternalStream", "make_graphed_callables"}
 TRITON_FORBIDDEN = {"runtime", "testing", "knobs", "compiler", "tools", "backends", "profiler", "set_allocator",
                     "ops", "experimental"}
+# The seed and state of torch's generators: the worker seeds torch identically before constructing Model and ModelNew
+# (equal parameters), and the trial inputs are drawn from seeds derived from that one, so a candidate that reads the
+# seed in __init__ can draw the trial inputs itself and precompute the answers (a kernel then only looks them up).
+RNG_ATTRS = {"initial_seed", "get_rng_state", "get_rng_state_all", "default_generator", "default_generators",
+             "Generator", "seed_all"}
 MODE_ATTRS = {"training", "is_cuda", "is_cpu", "is_meta", "requires_grad", "grad_fn", "is_leaf", "grad",
               "is_inference", "is_mps", "is_xpu"}
 MODE_CALLS = {"is_grad_enabled", "is_inference_mode_enabled", "is_scripting", "is_compiling",
@@ -293,6 +298,9 @@ class _Checker:
             elif node.attr == "handle":
                 self.add("forbidden-call", "'.handle' reaches Triton's internals (in the interpreter: the values as a "
                          "numpy array); kernels compute with triton.language", node)
+            elif node.attr in RNG_ATTRS:
+                self.add("forbidden-call", f"'.{node.attr}' reads or makes torch's random generators; the seed reveals "
+                         "the trial inputs (a candidate draws no random numbers of its own)", node)
             elif node.attr == "from_file":
                 self.add("forbidden-call", "'.from_file' reads files; a candidate reads only its arguments", node)
             full = self._imported(node)
