@@ -189,6 +189,7 @@ class _Checker:
         self.classes: dict[str, ast.ClassDef] = {}
         self.kernels: set[str] = set()
         self.module_names: set[str] = set()
+        self.module_values: dict[str, ast.AST] = {}
 
     def _imported(self, node: ast.AST) -> str:
         """The import-resolved dotted name of a Name/Attribute chain rooted at an imported name, else ''."""
@@ -231,6 +232,7 @@ class _Checker:
                 for t in targets:
                     if isinstance(t, ast.Name):
                         self.module_names.add(t.id)
+                        self.module_values[t.id] = node.value if node.value is not None else ast.Constant(None)
                         # kernel = triton.jit(fn)
                         v = node.value
                         if isinstance(v, ast.Call) and _is_jit_decorator(v, self.aliases):
@@ -540,6 +542,21 @@ class _Checker:
                                                      and isinstance(sub.left.value, str)):
             self.add("forbidden-call", f"kernel '{kernel}' formats its values into a string (plain Python)", sub)
 
+    def _constant(self, v: ast.AST) -> bool:
+        """A module-level value kernel code may read: a constant, tl.constexpr(constant), tl.float32, arithmetic of them."""
+        if isinstance(v, ast.Constant):
+            return True
+        if isinstance(v, (ast.Attribute, ast.Name)):
+            return bool(self._imported(v)) and self._imported(v).split(".")[0] in ("triton", "math")
+        if isinstance(v, ast.UnaryOp):
+            return self._constant(v.operand)
+        if isinstance(v, ast.BinOp):
+            return self._constant(v.left) and self._constant(v.right)
+        if isinstance(v, ast.Call):
+            return (self.aliases.resolve(_dotted(v.func)) in ("triton.language.constexpr", "triton.language.core.constexpr")
+                    and all(self._constant(a) for a in v.args) and not v.keywords)
+        return False
+
     def check_kernels(self) -> None:
         for name in self.kernels:
             fn = self.functions.get(name)
@@ -548,6 +565,14 @@ class _Checker:
             params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
             for sub in ast.walk(fn):
                 self._check_kernel_node(name, sub, params)
+            for sub in ast.walk(fn):
+                if (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in params
+                        and sub.id not in self.kernels and sub.id not in self.aliases.names
+                        and (sub.id in self.classes or sub.id in self.functions
+                             or (sub.id in self.module_values and not self._constant(self.module_values[sub.id])))):
+                    self.add("forbidden-call", f"kernel '{name}' uses the module-level object '{sub.id}': kernel code "
+                             "reads only its arguments, constants and triton.language (the interpreter would run an "
+                             "object's methods on the kernel's values as plain Python)", sub)
             for sub in ast.walk(fn):
                 if isinstance(sub, ast.Name) and self.aliases.resolve(sub.id).split(".")[0] == "torch":
                     self.add("torch-compute", f"kernel '{name}' uses torch inside device code", sub)

@@ -56,12 +56,24 @@ _CONTAINERS = (list, tuple) + _return_types()
 
 def _python_callables(args, kwargs) -> list[str]:
     """Kernel arguments that are Python callables other than Triton's own (a @triton.jit function passed as a
-    constexpr is Triton): the interpreter would run such a function on the kernel's values as plain Python, a
-    compiled kernel could not run it at all."""
+    constexpr is Triton), or objects of the candidate's own types: the interpreter would run such a function (or
+    the object's operator methods) on the kernel's values as plain Python, a compiled kernel could not run it at all."""
     out = []
-    for a in [*args, *kwargs.values()]:
+    todo = [*args, *kwargs.values()]
+    while todo:
+        a = todo.pop()
         t = type(a)
-        if issubclass(t, torch.Tensor) or not callable(a):
+        if t in (list, tuple):
+            todo += list(a)
+            continue
+        if issubclass(t, torch.Tensor):
+            continue
+        if not callable(a):
+            # an object of the candidate's own type (a float subclass, a class with __mul__): kernel code such as
+            # `OP * x` would run its methods on the interpreter's values as plain Python
+            mod = str(getattr(t, "__module__", ""))
+            if mod != "builtins" and not mod.startswith(("triton", "torch", "numpy")):
+                out.append(f"object of type {t.__name__}")
             continue
         if isinstance(a, types.FunctionType) or isinstance(a, types.BuiltinFunctionType):
             mod = a.__module__
@@ -70,8 +82,8 @@ def _python_callables(args, kwargs) -> list[str]:
         else:
             mod = t.__module__
         if not str(mod).startswith("triton"):
-            out.append(str(getattr(a, "__name__", t.__name__)) if isinstance(a, (type, types.FunctionType))
-                       else t.__name__)
+            out.append("function " + (str(getattr(a, "__name__", t.__name__)) if isinstance(a, (type, types.FunctionType))
+                                       else t.__name__))
     return out
 
 
@@ -117,7 +129,7 @@ def _install_launch_recorder() -> None:
                 rec["grid"] = [int(v) for v in grid]
             S.launches.append(rec)
             for name in _python_callables(args, kwargs):
-                S.ops.add(f"python function {name} passed to kernel {rec['name']}")
+                S.ops.add(f"Python {name} passed to kernel {rec['name']}")
             S.in_launch += 1
             try:
                 return _orig(self, *args, grid=grid, warmup=warmup, **kwargs)
