@@ -58,6 +58,8 @@ def _python_callables(args, kwargs) -> list[str]:
     """Kernel arguments that are Python callables other than Triton's own (a @triton.jit function passed as a
     constexpr is Triton), or objects of the candidate's own types: the interpreter would run such a function (or
     the object's operator methods) on the kernel's values as plain Python, a compiled kernel could not run it at all."""
+    from triton.language import constexpr
+
     out = []
     todo = [*args, *kwargs.values()]
     while todo:
@@ -65,6 +67,9 @@ def _python_callables(args, kwargs) -> list[str]:
         t = type(a)
         if t in (list, tuple):
             todo += list(a)
+            continue
+        if isinstance(a, constexpr):  # tl.constexpr(obj): the kernel reaches obj as OP.value
+            todo.append(a.value)
             continue
         if issubclass(t, torch.Tensor):
             continue
