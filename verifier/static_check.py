@@ -46,7 +46,7 @@ scatter_reduce sgn sigmoid sign signbit silu sin sinh slogdet softmax sort sqrt 
 svd take take_along_dim tan tanh tensordot tile topk trace tril triu true_divide trunc uniform_ unique var
 where xlogy item tolist numpy softplus mish hardswish leaky_relu elu selu celu threshold layer_norm
 group_norm batch_norm instance_norm linear conv1d conv2d conv3d dropout bernoulli multinomial flip fliplr
-flipud index_reduce put put_ bincount bucketize searchsorted cov corrcoef""".split())
+flipud index_reduce put put_ bincount bucketize searchsorted cov corrcoef apply_ map_ map2_""".split())
 FORBIDDEN_CALLS = {"exec", "eval", "compile", "getattr", "setattr", "delattr", "__import__", "open",
                    "breakpoint", "input", "memoryview"}
 REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id"}

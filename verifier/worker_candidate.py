@@ -166,9 +166,10 @@ class _Dispatch(TorchDispatchMode):
 # compute done on that copy in plain Python never shows in the dispatch log. Triton's interpreter reads
 # its arguments' storages itself, inside a launch (LAUNCH_READS). Printing a tensor (repr, str, format, print)
 # is a read too: torch's printer switches every mode off while it reads the values, so no ATen op shows, and
-# the text carries the values (to 4 digits, enough for the tolerances) into Python.
+# the text carries the values (to 4 digits, enough for the tolerances) into Python. apply_/map_/map2_ (CPU tensors)
+# call a Python function on every element, with no ATen op.
 HOST_READS = {"tolist", "numpy", "__array__", "__dlpack__", "untyped_storage", "storage", "_typed_storage",
-              "__repr__", "__str__", "__format__"}
+              "__repr__", "__str__", "__format__", "apply_", "map_", "map2_"}
 LAUNCH_READS = {"untyped_storage", "storage", "_typed_storage"}
 
 
