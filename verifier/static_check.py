@@ -542,19 +542,25 @@ class _Checker:
                                                      and isinstance(sub.left.value, str)):
             self.add("forbidden-call", f"kernel '{kernel}' formats its values into a string (plain Python)", sub)
 
-    def _constant(self, v: ast.AST) -> bool:
-        """A module-level value kernel code may read: a constant, tl.constexpr(constant), tl.float32, arithmetic of them."""
+    def _constant(self, v: ast.AST, depth: int = 0) -> bool:
+        """A module-level value kernel code may read: a constant, tl.constexpr(constant), tl.float32, math.log(2),
+        another such module-level name, arithmetic of them."""
+        if depth > 20:
+            return False
         if isinstance(v, ast.Constant):
             return True
+        if isinstance(v, ast.Name) and v.id in self.module_values and v.id not in self.aliases.names:
+            return self._constant(self.module_values[v.id], depth + 1)
         if isinstance(v, (ast.Attribute, ast.Name)):
             return bool(self._imported(v)) and self._imported(v).split(".")[0] in ("triton", "math")
         if isinstance(v, ast.UnaryOp):
-            return self._constant(v.operand)
+            return self._constant(v.operand, depth + 1)
         if isinstance(v, ast.BinOp):
-            return self._constant(v.left) and self._constant(v.right)
+            return self._constant(v.left, depth + 1) and self._constant(v.right, depth + 1)
         if isinstance(v, ast.Call):
-            return (self.aliases.resolve(_dotted(v.func)) in ("triton.language.constexpr", "triton.language.core.constexpr")
-                    and all(self._constant(a) for a in v.args) and not v.keywords)
+            f = self.aliases.resolve(_dotted(v.func))
+            return ((f in ("triton.language.constexpr", "triton.language.core.constexpr") or f.startswith("math."))
+                    and all(self._constant(a, depth + 1) for a in v.args) and not v.keywords)
         return False
 
     def check_kernels(self) -> None:
