@@ -299,3 +299,12 @@ def test_python_compute_on_a_host_copy_is_caught_at_runtime(name, read):
     v = verify(PROBLEM.read_text(), src, static_checks=False, trials=1, perturb=0, ordered=False)
     assert not v.ok and v.stage == "launch" and v.rules == ["runtime-torch-compute"], v.summary()
     assert read in v.reasons[0].message
+
+
+def test_trial_inputs_cannot_be_predicted_from_the_construction_seed():
+    """The candidate is built under the reference's construction seed (same weights); the trial inputs come
+    from a seed that never leaves the reference's sandbox. With static rules off (they forbid reading the seed),
+    a candidate that redraws the inputs from the construction seed in __init__ and looks its answers up fails."""
+    cheat = (CORPUS / "cheats" / "relu__predict_inputs_from_seed.py").read_text()
+    v = verify(PROBLEM.read_text(), cheat, static_checks=False, device="cpu", trials=2)
+    assert not v.ok and v.stage == "correctness", v.summary()
