@@ -12,15 +12,15 @@ TOLERANCES = {torch.float64: (1e-6, 1e-6), torch.float32: (1e-2, 1e-2), torch.fl
               torch.bfloat16: (2e-2, 2e-2)}
 CHUNK = 1 << 24
 INF = float("inf")
-# torch's named tuples (torch.return_types.max, …) count as tuples
-_CONTAINERS = (list, tuple) + tuple(v for v in vars(torch.return_types).values()
+# containers of outputs, by exact type: plain lists and tuples, and torch's named tuples (torch.return_types.max, …)
+CONTAINERS = (list, tuple) + tuple(v for v in vars(torch.return_types).values()
                                     if isinstance(v, type) and issubclass(v, tuple))
 
 
 def _flatten(x) -> list:
     # by type, not isinstance (which asks the object's own __class__): only plain lists and tuples (and torch's
     # named tuples) are containers; anything else is one output, and not a tensor
-    if type(x) in _CONTAINERS:
+    if type(x) in CONTAINERS:
         return [t for v in x for t in _flatten(v)]
     return [x]
 

@@ -61,8 +61,8 @@ TORCH_CUDA_FORBIDDEN = {"Event", "Stream", "stream", "graph", "CUDAGraph", "set_
 TRITON_FORBIDDEN = {"runtime", "testing", "knobs", "compiler", "tools", "backends", "profiler", "set_allocator",
                     "ops", "experimental"}
 # The seed and state of torch's generators: the worker seeds torch identically before constructing Model and ModelNew
-# (equal parameters), and the trial inputs are drawn from seeds derived from that one, so a candidate that reads the
-# seed in __init__ can draw the trial inputs itself and precompute the answers (a kernel then only looks them up).
+# (equal parameters). Trial inputs now come from a seed that never leaves the reference's sandbox (worker_reference),
+# so the construction seed no longer reveals them; a candidate still has no use for a generator's seed or state.
 RNG_ATTRS = {"initial_seed", "get_rng_state", "get_rng_state_all", "default_generator", "default_generators",
              "Generator", "seed_all"}
 MODE_ATTRS = {"training", "is_cuda", "is_cpu", "is_meta", "requires_grad", "grad_fn", "is_leaf", "grad",
@@ -301,8 +301,8 @@ class _Checker:
                 self.add("forbidden-call", "'.handle' reaches Triton's internals (in the interpreter: the values as a "
                          "numpy array); kernels compute with triton.language", node)
             elif node.attr in RNG_ATTRS:
-                self.add("forbidden-call", f"'.{node.attr}' reads or makes torch's random generators; the seed reveals "
-                         "the trial inputs (a candidate draws no random numbers of its own)", node)
+                self.add("forbidden-call", f"'.{node.attr}' reads or makes torch's random generators (a candidate "
+                         "draws no random numbers of its own)", node)
             elif node.attr == "from_file":
                 self.add("forbidden-call", "'.from_file' reads files; a candidate reads only its arguments", node)
             full = self._imported(node)

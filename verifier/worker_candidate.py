@@ -20,6 +20,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from .compare import CONTAINERS
 from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters, seed_all,
                            serve, snapshot, to_device, write_json)
 
@@ -43,15 +44,6 @@ ALLOWED_OPS = {
 LAUNCH_OPS = {"set_"}
 
 
-def _return_types() -> tuple:
-    """torch's own named-tuple result types (torch.return_types.max, …): tuples whose iteration is torch's, not
-    the candidate's."""
-    import torch.return_types as rt
-
-    return tuple(v for v in vars(rt).values() if isinstance(v, type) and issubclass(v, tuple))
-
-
-_CONTAINERS = (list, tuple) + _return_types()
 
 
 def _python_callables(args, kwargs) -> list[str]:
@@ -198,12 +190,24 @@ class _OpLog:
         return False
 
 
+def _logged_forward(model, args):
+    """model(*args) with the op log active (inside its modes); a forward that switched the log off is logged."""
+    S.active = True
+    try:
+        out = model(*args)
+        if not S.active:
+            S.ops.add("op log switched off during forward")
+        return out
+    finally:
+        S.active = False
+
+
 def _plain(out, on_device: bool = False):
     """Copies of forward's outputs as plain tensors, on the CPU (or, `on_device`, where they are); a subclass
     or a non-tensor is reported, not converted. Containers must be plain lists or tuples (by type, not by
     isinstance, which asks the object's own `__class__`): iterating a candidate's container would run its code
     here, after forward, where no op is logged."""
-    if type(out) in _CONTAINERS:
+    if type(out) in CONTAINERS:
         return [_plain(o, on_device) for o in out]
     if type(out) is not torch.Tensor:
         raise TypeError(f"forward returned {type(out).__module__}.{type(out).__qualname__}, not a plain tensor "
@@ -275,13 +279,7 @@ class _TimedCalls:
         self._refill(self.k)
         n0, S.ops = len(S.launches), set()
         with _no_grad(), self.oplog:
-            S.active = True
-            try:
-                out = self.model(*self.args)
-                if not S.active:
-                    S.ops.add("op log switched off during forward")
-            finally:
-                S.active = False
+            out = _logged_forward(self.model, self.args)
         if self.device == "cuda":
             torch.cuda.synchronize()
         self.audits += 1
@@ -390,13 +388,7 @@ def main(job_path: str) -> int:
             grad_ctx = _no_grad() if t % 2 == 0 else _enable_grad()  # behaviour must not depend on grad mode
             try:
                 with grad_ctx, oplog:
-                    S.active = True
-                    try:
-                        out = model(*args)
-                        if not S.active:
-                            S.ops.add("op log switched off during forward")
-                    finally:
-                        S.active = False
+                    out = _logged_forward(model, args)
                 if device == "cuda":
                     torch.cuda.synchronize()
                 rec["output"] = _plain(out)
