@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
-from . import prompts
+from . import fast_decode, prompts
 
 
 class RowSampler:
@@ -101,21 +101,32 @@ def sample_rows(model, tokenizer, prompt_texts: list[str], seeds: list[int], max
         for lo in range(0, len(prompt_texts), chunk):
             enc = tokenizer(prompt_texts[lo:lo + chunk], return_tensors="pt", padding=True,
                             add_special_tokens=False).to(device)
-            procs = [] if temperature <= 0 else [RowSampler(seeds[lo:lo + chunk], temperature, device, top_p)]
-            if plan_budget:
-                procs.append(ClosePlan(tokenizer, enc["input_ids"].shape[1], plan_budget,
-                                       prompt_open=[prompts.ends_in_plan(t) for t in prompt_texts[lo:lo + chunk]]))
-            with torch.no_grad():
-                # a static cache: the default dynamic one concatenates every layer's keys and values at each
-                # step (quadratic copying; on CPU 3x slower at 256 new tokens, benchmarks/generation_cache.py).
-                # No auto-compile: on CUDA, transformers would torch.compile the forward with CUDA graphs for a
-                # static cache, which asserts when called from a worker thread (the LSP's and eval's case,
-                # seen on the H200) and recompiles for every new batch shape.
-                gen = model.generate(**enc, do_sample=False, max_new_tokens=max_new_tokens,
-                                     logits_processor=LogitsProcessorList(procs), pad_token_id=pad,
-                                     top_k=None, top_p=None, temperature=None, cache_implementation=CACHE,
-                                     disable_compile=True)
-            for row in gen[:, enc["input_ids"].shape[1]:].tolist():
+
+            def processors():  # fresh ones (own generators, no forcing state) for each path tried
+                procs = [] if temperature <= 0 else [RowSampler(seeds[lo:lo + chunk], temperature, device, top_p)]
+                if plan_budget:
+                    procs.append(ClosePlan(tokenizer, enc["input_ids"].shape[1], plan_budget,
+                                           prompt_open=[prompts.ends_in_plan(t) for t in prompt_texts[lo:lo + chunk]]))
+                return procs
+
+            # the hand-written decode loop (CUDA graphs on a GPU) when the model allows; None: HF generate
+            new = fast_decode.generate(model, enc["input_ids"], enc["attention_mask"], processors(),
+                                       max_new_tokens, pad) if fast_decode.enabled() else None
+            if new is not None:
+                rows = new.tolist()
+            else:
+                with torch.no_grad():
+                    # a static cache: the default dynamic one concatenates every layer's keys and values at each
+                    # step (quadratic copying; on CPU 3x slower at 256 new tokens, benchmarks/generation_cache.py).
+                    # No auto-compile: on CUDA, transformers would torch.compile the forward with CUDA graphs for a
+                    # static cache, which asserts when called from a worker thread (the LSP's and eval's case,
+                    # seen on the H200) and recompiles for every new batch shape.
+                    gen = model.generate(**enc, do_sample=False, max_new_tokens=max_new_tokens,
+                                         logits_processor=LogitsProcessorList(processors()), pad_token_id=pad,
+                                         top_k=None, top_p=None, temperature=None, cache_implementation=CACHE,
+                                         disable_compile=True)
+                rows = gen[:, enc["input_ids"].shape[1]:].tolist()
+            for row in rows:
                 if eos in row:
                     row = row[:row.index(eos) + 1]
                 out.append([t for t in row if t != pad or t == eos])
