@@ -33,3 +33,18 @@ def test_chunked_matches_whole(monkeypatch):
     o[93] += 1
     ok, msg, a, _ = compare(r, o)
     assert not ok and "1 of 100" in msg and abs(a - 1) < 1e-5
+
+
+def test_integers_compare_exactly_and_complex_values_by_both_parts():
+    """Integers went through float32 (int64 sums past 2**24 off by one compared equal) and complex values through a
+    real cast (the imaginary part was dropped)."""
+    big = torch.tensor([2**40, 5, -(2**31) - 3], dtype=torch.int64)
+    assert compare(big, big.clone())[0]
+    assert not compare(big, big + torch.tensor([1, 0, 0]))[0]
+    i32 = torch.tensor([2**25 + 1], dtype=torch.int32)
+    assert not compare(i32, i32 - 1)[0]
+    assert not compare(torch.tensor([True, False]), torch.tensor([True, True]))[0]
+    z = torch.tensor([1 + 1j, 2 - 1j, float("nan") * 1j], dtype=torch.complex64)
+    assert compare(z, z.clone())[0] and compare(z, z + 1e-4)[0]
+    assert not compare(z, torch.complex(z.real, torch.zeros(3)))[0]
+    assert not compare(z, z.conj().resolve_conj())[0]

@@ -9,7 +9,7 @@ import torch
 # (atol, rtol) by dtype. fp32 matches KernelBench so numbers compare with the literature; it also
 # admits TF32 tensor-core matmuls, which Triton's tl.dot uses by default.
 TOLERANCES = {torch.float64: (1e-6, 1e-6), torch.float32: (1e-2, 1e-2), torch.float16: (1e-2, 1e-2),
-              torch.bfloat16: (2e-2, 2e-2)}
+              torch.bfloat16: (2e-2, 2e-2), torch.complex128: (1e-6, 1e-6), torch.complex64: (1e-2, 1e-2)}
 CHUNK = 1 << 24
 INF = float("inf")
 # containers of outputs, by exact type: plain lists and tuples, and torch's named tuples (torch.return_types.max, …)
@@ -26,19 +26,26 @@ def _flatten(x) -> list:
 
 
 def _compare_tensor(r: torch.Tensor, o: torch.Tensor, atol: float, rtol: float) -> tuple[int, str, float, float]:
-    """(elements out of tolerance, what else is wrong, max abs err, max rel err), chunk by chunk."""
+    """(elements out of tolerance, what else is wrong, max abs err, max rel err), chunk by chunk.
+
+    Integers (and booleans) are compared exactly in their own dtype: through float32, int64 values past 2**24 that
+    differ by a few compared equal. Complex values are compared as their real and imaginary parts: cast to a real
+    dtype, the imaginary part was dropped."""
+    if r.is_complex():
+        r, o = torch.view_as_real(r.resolve_conj()), torch.view_as_real(o.resolve_conj())
     work = torch.float64 if r.dtype == torch.float64 else torch.float32
     rf, of = r.reshape(-1), o.reshape(-1)
     bad = 0
     max_abs = max_rel = 0.0
     for s in range(0, rf.numel(), CHUNK):
-        a, b = rf[s:s + CHUNK].to(work), of[s:s + CHUNK].to(work)
-        if not r.is_floating_point() and not r.is_complex():
+        if not r.is_floating_point():
+            a, b = rf[s:s + CHUNK], of[s:s + CHUNK]
             n = int((a != b).sum())
             bad += n
             if n:
-                max_abs = max(max_abs, float((a - b).abs().max()))
+                max_abs = max(max_abs, float((a.double() - b.double()).abs().max()))
             continue
+        a, b = rf[s:s + CHUNK].to(work), of[s:s + CHUNK].to(work)
         na, nb = torch.isnan(a), torch.isnan(b)
         if not torch.equal(na, nb):
             return bad, f"NaN in different places ({int(nb.sum())} vs {int(na.sum())} expected in a chunk)", INF, INF
