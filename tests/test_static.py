@@ -170,3 +170,37 @@ def test_no_kernel():
 def test_findings_carry_lines():
     f = [f for f in check_candidate(cand("return torch.relu(x)\n"), PROBLEM) if f.rule == "torch-compute"][0]
     assert f.line and "torch.relu" in f.message
+
+
+KERNEL_OF = """
+@triton.jit
+def k2(x_ptr, y_ptr, n, D: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    {body}
+    tl.store(y_ptr + offs, x, mask=offs < n)
+"""
+
+
+@pytest.mark.parametrize("body", [
+    "q = tl.sum(x.to(tl.int32)); x = x * math.ldexp(q, -20)",   # math on a value the kernel loaded
+    "x = x * math.sqrt(n)",                                      # n is a runtime argument
+])
+def test_kernel_math_on_runtime_values_is_named(body):
+    src = cand(extra="import math\n" + KERNEL_OF.format(body=body))
+    assert "forbidden-call" in rules(src)
+
+
+@pytest.mark.parametrize("body", ["x = x * math.sqrt(D)", "x = x * (1.0 / math.sqrt(2.0 * D + 1))"])
+def test_kernel_math_on_constexprs_passes(body):
+    assert rules(cand(extra="import math\n" + KERNEL_OF.format(body=body))) == set()
+
+
+@pytest.mark.parametrize("extra", [
+    # a @triton.jit def inside a class is kernel code too
+    "class K:\n    @triton.jit\n    def k(x_ptr):\n        tl.store(x_ptr, str(tl.load(x_ptr)))\n",
+    # triton.jit of something that is not a top-level function
+    "k3 = triton.jit(lambda x: x)\n",
+])
+def test_kernel_code_outside_top_level_defs_is_checked(extra):
+    assert "forbidden-call" in rules(cand(extra=extra))

@@ -188,6 +188,7 @@ class _Checker:
         self.functions: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self.kernels: set[str] = set()
+        self.kernel_defs: dict[str, ast.FunctionDef] = {}  # name -> the def whose body runs as kernel code
         self.module_names: set[str] = set()
         self.module_values: dict[str, ast.AST] = {}
 
@@ -225,6 +226,7 @@ class _Checker:
                 self.functions[node.name] = node  # type: ignore[assignment]
                 if any(_is_jit_decorator(d, self.aliases) for d in node.decorator_list):
                     self.kernels.add(node.name)
+                    self.kernel_defs[node.name] = node  # type: ignore[assignment]
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = node
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
@@ -237,6 +239,21 @@ class _Checker:
                         v = node.value
                         if isinstance(v, ast.Call) and _is_jit_decorator(v, self.aliases):
                             self.kernels.add(t.id)
+        # Kernel code is wherever Triton runs it: a @triton.jit def at any depth (in a class, in a function), and the
+        # function handed to triton.jit(fn), whose body lives under fn's name, not the kernel's
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    _is_jit_decorator(d, self.aliases) for d in node.decorator_list):
+                self.kernel_defs.setdefault(node.name, node)  # type: ignore[arg-type]
+            elif isinstance(node, ast.Call) and _is_jit_decorator(node, self.aliases) and node.args:
+                a = node.args[0]
+                if isinstance(a, ast.Name) and a.id in self.functions:
+                    self.kernel_defs.setdefault(a.id, self.functions[a.id])
+                    self.kernels.add(a.id)
+                else:
+                    self.add("forbidden-call", f"'{ast.unparse(node)}': a kernel is a top-level function made with "
+                             "@triton.jit or triton.jit(name); other code handed to Triton is not checked as kernel "
+                             "code", node)
 
     # -- rules on the whole file ------------------------------------------------------------------
     def check_imports(self) -> None:
@@ -517,12 +534,25 @@ class _Checker:
                     self.add("state-in-forward", f"forward mutates '{ast.unparse(f.value)}' (state kept across "
                              "calls is not allowed)", call)
 
-    def _check_kernel_node(self, kernel: str, sub: ast.AST, params: set[str]) -> None:
+    def _check_kernel_node(self, kernel: str, sub: ast.AST, params: dict[str, ast.arg]) -> None:
         """Kernel code is Triton: it calls triton.language, other @triton.jit functions, functions passed in as
         arguments (checked at launch) and a few builtins on constants. Under the interpreter anything else runs as
         plain Python on the kernel's values (`str(x)` prints them), which a compiled kernel could not do."""
         if isinstance(sub, ast.Call):
             f = sub.func
+            if not isinstance(f, (ast.Name, ast.Attribute)):
+                # [str][0](x), (lambda: f)()(x), d['k'](x): a callee the rules below cannot name (under the
+                # interpreter it could be any Python function, run on the kernel's values)
+                self.add("forbidden-call", f"kernel '{kernel}' calls '{ast.unparse(f)}': kernel code calls functions "
+                         "by name (triton.language, @triton.jit functions, its arguments)", sub)
+                return
+            if self.aliases.resolve(_dotted(f)).startswith("math.") and not all(
+                    self._kernel_constant(a, params) for a in [*sub.args, *(k.value for k in sub.keywords)]):
+                # math.ldexp(q, -20) on a value the kernel loaded: the interpreter hands math a Python number (through
+                # __index__) and the work runs in plain Python; a compiled kernel cannot call math on its values
+                self.add("forbidden-call", f"kernel '{kernel}' calls '{ast.unparse(f)}' on a runtime value: math.* in "
+                         "kernel code is for constants (use tl.math / libdevice on values)", sub)
+                return
             if isinstance(f, ast.Name):
                 if f.id in self.kernels or f.id in params or f.id in KERNEL_BUILTINS:
                     return
@@ -563,12 +593,28 @@ class _Checker:
                     and all(self._constant(a, depth + 1) for a in v.args) and not v.keywords)
         return False
 
+    def _kernel_constant(self, v: ast.AST, params: dict[str, ast.arg]) -> bool:
+        """A value known when the kernel is compiled: a module-level constant, a tl.constexpr parameter, arithmetic
+        and math.* of them."""
+        if isinstance(v, ast.Name) and v.id in params:
+            ann = params[v.id].annotation
+            return ann is not None and self.aliases.resolve(_dotted(ann)).endswith("constexpr")
+        if isinstance(v, ast.UnaryOp):
+            return self._kernel_constant(v.operand, params)
+        if isinstance(v, ast.BinOp):
+            return self._kernel_constant(v.left, params) and self._kernel_constant(v.right, params)
+        if isinstance(v, ast.Call) and self.aliases.resolve(_dotted(v.func)).startswith("math."):
+            return all(self._kernel_constant(a, params) for a in v.args) and not v.keywords
+        return self._constant(v)
+
     def check_kernels(self) -> None:
-        for name in self.kernels:
-            fn = self.functions.get(name)
-            if fn is None:
-                continue
-            params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+        for name, fn in self.kernel_defs.items():
+            params = {a.arg: a for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+            for d in [*fn.args.defaults, *(d for d in fn.args.kw_defaults if d is not None)]:
+                if not self._constant(d):
+                    # FMT=str as a default is never passed at launch, so the launch log never sees it
+                    self.add("forbidden-call", f"kernel '{name}' has the default '{ast.unparse(d)}': a kernel "
+                             "parameter's default must be a constant", d)
             for sub in ast.walk(fn):
                 self._check_kernel_node(name, sub, params)
             for sub in ast.walk(fn):
