@@ -64,3 +64,29 @@ def test_sorted_trials_catch_a_reduction_that_skips_an_end_of_the_row(name):
     v = _verdict(CORPUS / "cheats" / name)
     assert not v.ok and any(s["label"] == "ordered" for s in v.shapes)
     assert any(r.rule == "output-mismatch" and r.message.startswith("ordered trial") for r in v.reasons), v.summary()
+
+
+def test_a_report_written_over_the_workers_own_after_it_exits_is_not_believed():
+    """With the static rules off (they refuse its file write), this cheat is right when checked and wrong when timed,
+    and a __del__ on the timed input rewrote timing.json after the worker wrote it (a clean report, 0.001 ms). The
+    worker now exits the moment its evidence is written, so the worker's own report is the one judged."""
+    path = CORPUS / "cheats" / "relu__del_rewrites_timing_json.py"
+    src = (CORPUS / "problems" / "relu.py").read_text()
+    v = verify_batch(src, [path.read_text()], static_checks=False, time_on_cpu=True, compile_baseline=False)[0]
+    assert not v.ok and v.stage == "performance" and "timed-output-mismatch" in v.rules, v.summary()
+
+
+def test_launch_log_checks_a_kernel_arguments_type_by_identity_not_by_the_module_it_claims():
+    """A class made with type(...) can name any module; tensor subclasses handed over as constexprs run Python too."""
+    import torch
+    import triton.language as tl
+
+    from verifier.worker_candidate import _python_callables
+
+    fake = type("Relu", (), {"__module__": "triton.language", "__mul__": lambda self, other: other})
+    sub = type("Sub", (torch.Tensor,), {"__module__": "torch"})
+    bad = _python_callables([fake(), torch.zeros(1).as_subclass(sub), tl.constexpr(fake())], {}, [str])
+    assert len(bad) == 4, bad
+    ok = [torch.zeros(1), torch.nn.Parameter(torch.zeros(1)), 3, 2.5, True, None, "relu", tl.float32, torch.float16,
+          tl.constexpr(8), (1, 2), tl.maximum]
+    assert _python_callables(ok, {"BLOCK": 64}, [None, 1]) == []

@@ -327,6 +327,12 @@ def _runs_ahead(cfg: VerifyConfig) -> bool:
     return not (cfg.times and not cfg.lazy_baseline)
 
 
+def _clean_exit(res: sandbox.SandboxResult | None) -> bool:
+    """Whether a worker ended by its own exit(0): not timed out, not killed at a limit or by a signal."""
+    return (res is not None and res.returncode == 0 and not res.timed_out and not res.memory_exceeded
+            and not res.workdir_exceeded)
+
+
 def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
     err = res.stderr_tail
     if res.timed_out:
@@ -575,6 +581,13 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
         res = None if ready else w.finish(cfg.timeout_s)
     v.phases_s = {"lock": round(lock_s, 3), "correctness": round(time.monotonic() - t1, 3)}
     result = None
+    # the evidence counts only as the worker left it: said R (correctness written, waiting, no candidate code running)
+    # or ended by its own clean exit. A worker that hung, crashed or hit a limit may have left files the candidate
+    # wrote (numpy's ndarray.tofile writes any bytes) in place of its own
+    if not ready and not _clean_exit(res):
+        _sandbox_failure(v, res)
+        v.log_tail = res.stderr_tail[-3000:]
+        return v
     if (d / "correct.pt").exists():
         try:
             result = torch.load(d / "correct.pt", weights_only=True, mmap=True)
@@ -606,7 +619,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
         res = w.finish(cfg.timeout_s)
     v.phases_s.update(timing_lock=round(lock_s, 3), timing=round(time.monotonic() - t1, 3))
     tfile = d / "timing.json"
-    if not tfile.exists():
+    if not tfile.exists() or not _clean_exit(res):  # as for correct.pt: only what a cleanly ended worker wrote
         _sandbox_failure(v, res)
         v.reasons[-1].stage = v.stage = "performance"
         return v

@@ -9,6 +9,8 @@ Usage (inside the sandbox): python -m verifier.worker_candidate JOB.json
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
 import random
@@ -26,6 +28,7 @@ from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, l
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 _clock = time.perf_counter  # bound before any candidate code is imported
+_exit = os._exit
 
 # ATen ops a forward may run itself: allocation, views, layout copies, fills of scratch buffers.
 ALLOWED_OPS = {
@@ -46,41 +49,54 @@ LAUNCH_OPS = {"set_"}
 
 
 
-def _python_callables(args, kwargs) -> list[str]:
-    """Kernel arguments that are Python callables other than Triton's own (a @triton.jit function passed as a
-    constexpr is Triton), or objects of the candidate's own types: the interpreter would run such a function (or
-    the object's operator methods) on the kernel's values as plain Python, a compiled kernel could not run it at all."""
+# Plain data a kernel may be handed besides tensors, Triton's own objects and torch's dtypes and devices.
+_DATA_TYPES = (int, float, bool, complex, str, bytes, type(None))
+_LIBRARIES = ("triton", "torch", "numpy")
+
+
+def _library_object(obj, libraries: tuple[str, ...] = ("builtins",) + _LIBRARIES) -> bool:
+    """Whether `obj` (a class or a function) really is one that one of these libraries defines: found, by identity, at
+    the module and qualified name it claims. A class made with type(...) can claim any __module__ ('triton.language',
+    say), and the launch log used to take its word for it."""
+    mod = str(getattr(obj, "__module__", None) or "")
+    if mod.split(".")[0] not in libraries:
+        return False
+    found = sys.modules.get(mod)
+    for part in str(getattr(obj, "__qualname__", "")).split("."):
+        found = getattr(found, part, None)
+    return found is obj
+
+
+def _python_callables(args, kwargs, defaults=()) -> list[str]:
+    """Kernel arguments (and the kernel's own parameter defaults, which no launch passes) that are Python code other
+    than Triton's own (a @triton.jit function passed as a constexpr is Triton), or objects of the candidate's own types
+    (tensor subclasses included): the interpreter would run such a function, or the object's operator methods, on the
+    kernel's values as plain Python; a compiled kernel could not run it at all. Types are checked by identity, not by
+    the module name they claim."""
     from triton.language import constexpr
 
     out = []
-    todo = [*args, *kwargs.values()]
+    todo = [*args, *kwargs.values(), *defaults]
     while todo:
         a = todo.pop()
         t = type(a)
         if t in (list, tuple):
             todo += list(a)
             continue
-        if isinstance(a, constexpr):  # tl.constexpr(obj): the kernel reaches obj as OP.value
+        if t is constexpr:  # tl.constexpr(obj): the kernel reaches obj as OP.value
             todo.append(a.value)
             continue
-        if issubclass(t, torch.Tensor):
+        if isinstance(a, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)):
+            if not _library_object(a, ("triton",)):
+                out.append("function " + str(getattr(a, "__name__", t.__name__)))
             continue
-        if not callable(a):
-            # an object of the candidate's own type (a float subclass, a class with __mul__): kernel code such as
-            # `OP * x` would run its methods on the interpreter's values as plain Python
-            mod = str(getattr(t, "__module__", ""))
-            if mod != "builtins" and not mod.startswith(("triton", "torch", "numpy")):
-                out.append(f"object of type {t.__name__}")
+        if t not in _DATA_TYPES and not _library_object(t):
+            # an object of the candidate's own type (a float subclass, a class with __mul__, a tensor subclass passed
+            # as a constexpr): kernel code such as `OP * x` would run its methods on the interpreter's values
+            out.append(f"object of type {t.__name__}")
             continue
-        if isinstance(a, types.FunctionType) or isinstance(a, types.BuiltinFunctionType):
-            mod = a.__module__
-        elif isinstance(a, type):
-            mod = a.__module__
-        else:
-            mod = t.__module__
-        if not str(mod).startswith("triton"):
-            out.append("function " + (str(getattr(a, "__name__", t.__name__)) if isinstance(a, (type, types.FunctionType))
-                                       else t.__name__))
+        if callable(a) and not issubclass(t, torch.Tensor) and not _library_object(t, ("triton",)):
+            out.append(f"callable {t.__name__}")
     return out
 
 
@@ -125,7 +141,8 @@ def _install_launch_recorder() -> None:
             else:
                 rec["grid"] = [int(v) for v in grid]
             S.launches.append(rec)
-            for name in _python_callables(args, kwargs):
+            defaults = [*(getattr(fn, "__defaults__", None) or ()), *(getattr(fn, "__kwdefaults__", None) or {}).values()]
+            for name in _python_callables(args, kwargs, defaults):
                 S.ops.add(f"Python {name} passed to kernel {rec['name']}")
             S.in_launch += 1
             try:
@@ -134,6 +151,31 @@ def _install_launch_recorder() -> None:
                 S.in_launch -= 1
 
         cls.run = run
+
+
+def _log_interpreter_text() -> None:
+    """On a CPU: text made of a tile's values under Triton's interpreter is logged. The interpreter gives its tensors
+    a __str__/__repr__ that prints their numpy values (patched in at each launch); kernel code that formats a tile
+    (FMT % x with a string constexpr, an object's method calling str()) carries the values into plain Python, which a
+    compiled kernel could not do. tl.device_print prints through the interpreter's own path and is not logged."""
+    from triton.runtime import interpreter
+
+    patch = interpreter._patch_lang_tensor
+
+    def patched(tensor, scope, _patch=patch):
+        _patch(tensor, scope)
+
+        def text(fmt):
+            def method(self, _fmt=fmt):
+                if S.active:
+                    S.ops.add(f"Python text of a kernel's values ({_fmt.__name__} of a tile under the interpreter)")
+                return _fmt(self.handle.data)
+            return method
+
+        scope.set_attr(tensor, "__str__", text(str))
+        scope.set_attr(tensor, "__repr__", text(repr))
+
+    interpreter._patch_lang_tensor = patched
 
 
 def _untimed_autotune() -> None:
@@ -190,16 +232,47 @@ class _OpLog:
         return False
 
 
-def _logged_forward(model, args):
-    """model(*args) with the op log active (inside its modes); a forward that switched the log off is logged."""
+def _logged_forward(model, args, on_device: bool = False):
+    """(model(*args), plain copies of its outputs), with the op log active (inside its modes) until the copies are
+    taken, so no candidate code runs unlogged between forward's return and the copy (a __del__ on an object that the
+    previous output carried ran there, when the worker let go of that output, and computed this one with torch). A
+    forward that switched the log off is logged. Callers hold the cyclic garbage collector off (`_gc_paused`)."""
     S.active = True
     try:
         out = model(*args)
         if not S.active:
             S.ops.add("op log switched off during forward")
-        return out
+            S.active = True
+        return out, _plain(out, on_device)
     finally:
         S.active = False
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """No cyclic garbage collection inside. A collection runs the __del__ of the candidate objects it frees, at the
+    n-th allocation, which a candidate can arrange: between a forward's return and the checks of its output, or
+    between a timed call's end event and the check of its output. Collections wait for the worker's safe points."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _finish() -> None:
+    """The worker's last act once its evidence is written: exit at once. Returning would tear down main's frame, the
+    candidate's module and then the interpreter, running the __del__ of candidate objects after the evidence exists,
+    and a __del__ can write files (numpy's ndarray.tofile): it rewrote timing.json with a made-up time."""
+    gc.disable()
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:
+            pass
+    _exit(0)
 
 
 def _plain(out, on_device: bool = False):
@@ -279,7 +352,7 @@ class _TimedCalls:
         self._refill(self.k)
         n0, S.ops = len(S.launches), set()
         with _no_grad(), self.oplog:
-            out = _logged_forward(self.model, self.args)
+            out, plain = _logged_forward(self.model, self.args, on_device=True)
         if self.device == "cuda":
             torch.cuda.synchronize()
         self.audits += 1
@@ -287,7 +360,7 @@ class _TimedCalls:
         self.audit_skipped += not self._launched(n0)
         self.audit_mutated += not all(not isinstance(x, torch.Tensor) or _equal(a, x)
                                       for a, x in zip(self.args, self.trials[self.k][1]))
-        self._check(f"audit call {self.audits}", out)
+        self._check(f"audit call {self.audits}", plain)
 
     def before(self, i: int) -> None:
         if self.audits < self.MAX_AUDITS and self.rng.random() < self.AUDIT_P:
@@ -318,6 +391,7 @@ def _time(base: tuple, device: str, job: dict) -> None:
     sets = [(t, to_device(x, device)) for t, x in enumerate(cpu_inputs)]
     sets = [(t, x) for t, x in sets if _same_layout(x, sets[0][1])]
     tc = _TimedCalls(model, sets, device, _OpLog(), job.get("atol"), job.get("rtol"))
+    gc.disable()  # for good (the worker exits after this phase): no collection inside a timed call or its check
     with _no_grad():
         timing = {"time_ms": event_ms(tc.call, device=device, before=tc.before, after=tc.after("event")),
                   "wall_ms": wall_ms(tc.recorded_call, device=device, before=tc.before, after=tc.after("sync"))}
@@ -330,6 +404,8 @@ def _time(base: tuple, device: str, job: dict) -> None:
                   audits=tc.audits, audit_ops=sorted(tc.audit_ops), audit_skipped=tc.audit_skipped,
                   audit_mutated=tc.audit_mutated)
     write_json("timing.json", timing)
+    _finish()  # here, not after returning: returning lets go of `tc`, whose inputs the candidate may have hung a
+               # __del__ on, and it would run after the evidence is written
 
 
 def _warm(device: str) -> None:
@@ -358,6 +434,7 @@ def main(job_path: str) -> int:
     _install_launch_recorder()
     if device == "cpu":
         _untimed_autotune()
+        _log_interpreter_text()
     oplog = _OpLog()
     t0 = _clock()
     try:
@@ -365,8 +442,9 @@ def main(job_path: str) -> int:
         ModelNew = cand.ModelNew
     except BaseException as e:
         result["error"] = error_info("import", e)
+        gc.disable()
         _save(result, "correct.pt")
-        return 0
+        _finish()
     result["import_s"] = _clock() - t0  # self-reported by the sandbox: diagnostics only, never judged
     base = None
     for cfg in configs:
@@ -380,26 +458,30 @@ def main(job_path: str) -> int:
             result["error"] = error_info("init", e)
             break
         for t, inputs in enumerate(cfg["inputs"]):
-            originals = to_device(inputs, device)
-            args = [x.clone() if isinstance(x, torch.Tensor) else x for x in originals]
-            S.launches, S.ops = [], set()
-            rec = {"label": cfg["label"], "trial": t}
-            t1 = _clock()
-            grad_ctx = _no_grad() if t % 2 == 0 else _enable_grad()  # behaviour must not depend on grad mode
-            try:
-                with grad_ctx, oplog:
-                    out = _logged_forward(model, args)
-                if device == "cuda":
-                    torch.cuda.synchronize()
-                rec["output"] = _plain(out)
-            except BaseException as e:
-                rec["error"] = error_info("forward", e)
-            rec["s"] = _clock() - t1
-            rec["launches"] = list(S.launches)
-            rec["ops"] = sorted(S.ops)
-            rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))
-                              if isinstance(o, torch.Tensor) and not (a.shape == o.shape and _equal(a, o))]
-            result["trials"].append(rec)
+            with _gc_paused():
+                originals = to_device(inputs, device)
+                args = [x.clone() if isinstance(x, torch.Tensor) else x for x in originals]
+                S.launches, S.ops = [], set()
+                rec = {"label": cfg["label"], "trial": t}
+                t1 = _clock()
+                grad_ctx = _no_grad() if t % 2 == 0 else _enable_grad()  # behaviour must not depend on grad mode
+                out = None
+                try:
+                    with grad_ctx, oplog:
+                        out, rec["output"] = _logged_forward(model, args)
+                    if device == "cuda":
+                        torch.cuda.synchronize()
+                except BaseException as e:
+                    rec["error"] = error_info("forward", e)
+                rec["s"] = _clock() - t1
+                rec["launches"] = list(S.launches)
+                rec["ops"] = sorted(S.ops)
+                rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))
+                                  if isinstance(o, torch.Tensor) and not (a.shape == o.shape and _equal(a, o))]
+                result["trials"].append(rec)
+                # this trial's objects are let go here, once its evidence is taken: a __del__ they set off (or a
+                # collection after this block) comes too late to touch it
+                out = args = originals = None
         try:
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in changed_tensors(kept,
                                                                                        kept_tensors(model, vars(cand)))]
@@ -407,11 +489,12 @@ def main(job_path: str) -> int:
             result["state_changed"].append(f"{cfg['label']}: unreadable ({type(e).__name__})")
         if cfg["label"] == "base" and base is None:
             base = (model, cfg["inputs"])
+    gc.disable()  # for good: no candidate __del__ from here on, between the evidence written and the exit
     _save(result, "correct.pt")
     if job.get("time") and base is not None and result["error"] is None:
         if control.wait_for_gpu():
             _time(base, device, job)
-    return 0
+    _finish()
 
 
 if __name__ == "__main__":
