@@ -226,6 +226,39 @@ def test_the_env_var_turns_the_fast_path_off(lm, monkeypatch):
     assert len(sample_rows(model, tok, ["def f(x):"], [0], 4, 1.0)[0]) == 4
 
 
+def test_a_reused_runner_resets_its_state_between_calls(lm):
+    """What a cached CUDA-graph runner relies on, eagerly on the CPU: one Runner (with the graph's fixed-size
+    output buffer) serves calls of other prompt lengths, samplers and forcing, each as a fresh one would."""
+    import torch
+
+    from training.sampling import ClosePlan, RowSampler
+
+    _, tok = lm
+    model = _tiny(tok)
+    tok.padding_side = "left"
+
+    def call(r, texts, seeds, n, budget):
+        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+        procs = [RowSampler(seeds, 1.0, "cpu", 0.9),
+                 ClosePlan(tok, enc["input_ids"].shape[1], budget, every=4,
+                           prompt_open=[prompts.ends_in_plan(t) for t in texts])]
+        with torch.no_grad():
+            return r.run(enc["input_ids"], enc["attention_mask"], n, *procs).tolist()
+
+    def runner():
+        return fast_decode.Runner(model, 2, 256, sample=True, nucleus=True, stop_ids=[tok.eos_token_id],
+                                  pad=tok.pad_token_id, use_graph=True)  # use_graph without a capture: eager
+
+    a = (["<think> def f(x):", "import torch"], [1, 2], 40, 3)
+    b = (["class Model(nn.Module):\n    def forward(self, x):", "<think>"], [3, 4], 70, 5)
+    r = runner()
+    first, second, again = call(r, *a), call(r, *b), call(r, *a)
+    close = tok(prompts.PLAN_CLOSE, add_special_tokens=False).input_ids
+    assert first[0][3:3 + len(close)] == close and second[1][5:5 + len(close)] == close
+    assert first == again == call(runner(), *a)
+    assert second == call(runner(), *b)
+
+
 @pytest.mark.gpu
 def test_cuda_graph_replays_what_the_eager_step_computes_from_a_worker_thread(texts):
     """Capture and replay in a worker thread (the language server's case); greedy and sampled rows equal to

@@ -36,6 +36,7 @@ import logging
 import os
 import threading
 import weakref
+from contextlib import nullcontext
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,8 @@ CACHE_RUNNERS = 2                 # captured graphs kept between calls
 CACHE_MAX_BYTES = 1 << 30         # ...only those whose KV cache is at most this big
 _logged: set = set()
 _lock = threading.Lock()
+_capture_lock = threading.Lock()
+_capture_failed: "weakref.WeakSet" = weakref.WeakSet()  # models whose capture failed once: HF generate from then on
 _runners: dict = {}               # key -> list of idle runners (most recently used last in _order)
 _order: list = []
 
@@ -300,7 +303,7 @@ class Runner:
 
     def capture(self):
         """Warm up on a side stream, then capture one decode step. State touched by the warm-up is reset by
-        `start` (every per-call buffer is rewritten there)."""
+        `run` (every per-call buffer is rewritten there)."""
         import torch
 
         # the warm-up and the capture write cache slot 1 and out[:, 1]: both are rewritten before they are read
@@ -314,7 +317,10 @@ class Runner:
         torch.cuda.current_stream(self.device).wait_stream(s)
         self.step.fill_(1), self.t.zero_()
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g, capture_error_mode="thread_local"):
+        # one capture at a time, each on its own stream (torch.cuda.graph's default capture stream is shared by
+        # all threads); thread_local: other threads' CUDA calls neither break nor are refused by this capture
+        with _capture_lock, torch.cuda.graph(g, stream=torch.cuda.Stream(self.device),
+                                             capture_error_mode="thread_local"):
             self.decode_step()
         self.graph = g
 
@@ -459,13 +465,15 @@ def generate(model, input_ids, attention_mask, procs: list, max_new_tokens: int,
                 close = p
             elif reason is None:
                 reason = f"logits processor {type(p).__name__}"
-        if reason is not None:
-            _note(model, reason)
-            return None
         device = next(model.parameters()).device
         if graph is None:
             graph = device.type == "cuda" and m == "graph"
         graph = bool(graph) and device.type == "cuda"
+        if reason is None and graph and model in _capture_failed:
+            reason = "CUDA graph capture failed earlier for this model"
+        if reason is not None:
+            _note(model, reason)
+            return None
         B, P = input_ids.shape
         if sampler is not None and len(sampler.gens) != B:
             raise Unsupported("sampler rows differ from the batch")
@@ -475,8 +483,9 @@ def generate(model, input_ids, attention_mask, procs: list, max_new_tokens: int,
         max_len = -(-need // L_BUCKET) * L_BUCKET if device.type == "cuda" else need
         key = (B, max_len, sampler is not None, sampler is not None and sampler.top_p < 1.0,
                tuple(_stop_ids(model)), int(pad), str(device), model.dtype)
-        autocast = torch.autocast(device.type, enabled=False) if device.type in ("cuda", "cpu") else None
-        with torch.no_grad(), (autocast if autocast is not None else _null()):
+        # computed in the weights' dtype, as HF generate outside autocast does (an RL caller may hold autocast on)
+        no_autocast = torch.autocast(device.type, enabled=False) if device.type in ("cuda", "cpu") else nullcontext()
+        with torch.no_grad(), no_autocast:
             r = _acquire(key, model) if graph else None
             if r is None:
                 r = Runner(model, B, max_len, key[2], key[3], _stop_ids(model), int(pad), graph)
@@ -484,6 +493,7 @@ def generate(model, input_ids, attention_mask, procs: list, max_new_tokens: int,
                     try:
                         r.capture()
                     except Exception as e:  # noqa: BLE001 - fall back, say why
+                        _capture_failed.add(model)
                         _note(model, f"CUDA graph capture failed: {type(e).__name__}: {e}")
                         return None
             out = r.run(input_ids, attention_mask, max_new_tokens, sampler, close)
@@ -494,10 +504,3 @@ def generate(model, input_ids, attention_mask, procs: list, max_new_tokens: int,
         _note(model, f"error: {type(e).__name__}: {e}")
         return None
 
-
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        return False
