@@ -17,12 +17,46 @@ CONTAINERS = (list, tuple) + tuple(v for v in vars(torch.return_types).values()
                                     if isinstance(v, type) and issubclass(v, tuple))
 
 
+KEY_TYPES = (str, int)  # keys of an output dict, by exact type: sorting them runs no code of the candidate's
+
+
+def _plain_dict(x) -> bool:
+    """Whether `x` is an output dict: exactly a dict, its keys exactly str or int (a module returning
+    {"logits": ..., "loss": ...}); its values are compared key by key, whatever order they were inserted in."""
+    return type(x) is dict and all(type(k) in KEY_TYPES for k in dict.keys(x))
+
+
+def _sorted_keys(x: dict) -> list:
+    return sorted(dict.keys(x), key=lambda k: (type(k) is str, k))
+
+
 def _flatten(x) -> list:
     # by type, not isinstance (which asks the object's own __class__): only plain lists and tuples (and torch's
-    # named tuples) are containers; anything else is one output, and not a tensor
+    # named tuples) and plain dicts are containers; anything else is one output, and not a tensor
     if type(x) in CONTAINERS:
         return [t for v in x for t in _flatten(v)]
+    if _plain_dict(x):
+        return [t for k in _sorted_keys(x) for t in _flatten(dict.__getitem__(x, k))]
     return [x]
+
+
+def _keys(x) -> list:
+    """The keys of every dict in an output, in the order `_flatten` visits them."""
+    if type(x) in CONTAINERS:
+        return [k for v in x for k in _keys(v)]
+    if _plain_dict(x):
+        ks = _sorted_keys(x)
+        return [ks] + [k for key in ks for k in _keys(dict.__getitem__(x, key))]
+    return []
+
+
+def _what(x) -> str:
+    """An output in words, for a message."""
+    if type(x) is torch.Tensor:
+        return f"a tensor of shape {list(x.shape)}"
+    if type(x) in (int, float, bool, complex, str, type(None)):
+        return f"{type(x).__name__} {x!r}"
+    return "an object that is not a tensor"  # its type's name or repr could run the candidate's code
 
 
 def _compare_tensor(r: torch.Tensor, o: torch.Tensor, atol: float, rtol: float) -> tuple[int, str, float, float]:
@@ -66,14 +100,18 @@ def compare(ref, out, atol: float | None = None, rtol: float | None = None) -> t
 
     `atol`/`rtol` override the dtype's default tolerances when given."""
     refs, outs = _flatten(ref), _flatten(out)
+    if _keys(ref) != _keys(out):
+        return False, f"forward returned dict keys {_keys(out)}, the reference {_keys(ref)}", INF, INF
     if len(refs) != len(outs):
         return False, f"forward returned {len(outs)} outputs, the reference {len(refs)}", INF, INF
     max_abs = max_rel = 0.0
     for i, (r, o) in enumerate(zip(refs, outs)):
         where = f"output {i}: " if len(refs) > 1 else ""
         if not isinstance(r, torch.Tensor):
-            if r != o:
-                return False, f"{where}expected {r!r}, got {o!r}", INF, INF
+            # a Python number, None, ... compared by exact type first: `r != o` against a tensor is a tensor, and
+            # a one-element tensor that happened to equal the number passed
+            if type(o) is not type(r) or r != o:
+                return False, f"{where}expected {_what(r)}, got {_what(o)}", INF, INF
             continue
         if type(o) is not torch.Tensor:
             return False, f"{where}expected a tensor, got {type(o).__name__}", INF, INF

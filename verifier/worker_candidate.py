@@ -22,7 +22,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from .compare import CONTAINERS
+from .compare import CONTAINERS, _plain_dict
 from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters, seed_all,
                            serve, snapshot, to_device, write_json)
 
@@ -279,12 +279,18 @@ def _plain(out, on_device: bool = False):
     """Copies of forward's outputs as plain tensors, on the CPU (or, `on_device`, where they are); a subclass
     or a non-tensor is reported, not converted. Containers must be plain lists or tuples (by type, not by
     isinstance, which asks the object's own `__class__`): iterating a candidate's container would run its code
-    here, after forward, where no op is logged."""
+    here, after forward, where no op is logged. A plain dict with str or int keys (by exact type) is read with dict's
+    own methods; None and Python numbers (exact types: a shape, a flag, a missing output) are inert and kept as they
+    are, for the comparison with the reference to judge."""
     if type(out) in CONTAINERS:
         return [_plain(o, on_device) for o in out]
+    if _plain_dict(out):
+        return {k: _plain(dict.__getitem__(out, k), on_device) for k in list(dict.keys(out))}
+    if type(out) in (type(None), bool, int, float):
+        return out
     if type(out) is not torch.Tensor:
         raise TypeError(f"forward returned {type(out).__module__}.{type(out).__qualname__}, not a plain tensor "
-                        "(or a plain list or tuple of them)")
+                        "(or a plain list, tuple or dict of them)")
     t = torch.Tensor.detach(out)
     return t.cpu() if t.is_cuda and not on_device else t.clone()
 
