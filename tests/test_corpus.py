@@ -90,3 +90,12 @@ def test_launch_log_checks_a_kernel_arguments_type_by_identity_not_by_the_module
     ok = [torch.zeros(1), torch.nn.Parameter(torch.zeros(1)), 3, 2.5, True, None, "relu", tl.float32, torch.float16,
           tl.constexpr(8), (1, 2), tl.maximum]
     assert _python_callables(ok, {"BLOCK": 64}, [None, 1]) == []
+
+
+def test_a_container_that_claims_to_be_a_tuple_is_refused_at_runtime_too():
+    """Static rules refuse its class-body `__class__ = property(...)` (round 4); with them off, the worker must still
+    refuse an output that is not a plain tuple by type, whose __iter__ would run torch after forward."""
+    path = CORPUS / "cheats" / "two_outputs__fake_class_property_iter.py"
+    src = (CORPUS / "problems" / "two_outputs.py").read_text()
+    v = verify_batch(src, [path.read_text()], static_checks=False)[0]
+    assert not v.ok and v.stage == "correctness" and "output-type" in v.rules, v.summary()

@@ -204,3 +204,50 @@ def test_kernel_math_on_constexprs_passes(body):
 ])
 def test_kernel_code_outside_top_level_defs_is_checked(extra):
     assert "forbidden-call" in rules(cand(extra=extra))
+
+
+CHEAT_FN = """
+def _impl(self, x):
+    return torch.relu(x)
+"""
+
+
+@pytest.mark.parametrize("binding", ["forward = _impl", "__call__ = _impl", "_call_impl = _impl",
+                                     "__getattr__ = lambda self, name: _impl"])
+def test_call_path_bound_by_assignment_in_the_class_body_is_refused(binding):
+    """The rules read the def'd forward; a class-body `forward = _impl` is the one Python calls (red team round 4)."""
+    src = cand(extra=CHEAT_FN) + f"\n    {binding}\n"
+    assert "monkey-patch" in rules(src)
+
+
+@pytest.mark.parametrize("init_body", [
+    "self._forward_hooks[0] = lambda m, i, o: torch.relu(i[0])",      # nn.Module's hook dict, not register_*
+    "self._forward_pre_hooks.update({0: print})",
+    "r = self.register_forward_hook\nr(lambda m, i, o: o)",            # the registration named, not called
+])
+def test_hooks_installed_without_a_register_call_are_refused(init_body):
+    assert rules(cand(init_body=init_body)) & {"reflection", "forbidden-call"}
+
+
+@pytest.mark.parametrize("extra, init_body, forward_body", [
+    # a method named, then called through a local name
+    ("", "", "g = self._other\nreturn g(x)"),
+    # a method of a plain helper object made in __init__
+    ("class Helper:\n    def run(self, m, x):\n        return x if m.training else torch.relu(x)\n",
+     "self.h = Helper()", "return self.h.run(self, x)"),
+    # a dunder of a helper object, run by the subscript
+    ("class Table:\n    def __getitem__(self, x):\n        return torch.relu(x)\n",
+     "self.t = Table()", "return self.t[x]"),
+])
+def test_code_that_forward_reaches_without_calling_it_by_name_is_on_the_forward_path(extra, init_body, forward_body):
+    src = cand(forward_body=forward_body, extra=extra, init_body=init_body)
+    if "_other" in forward_body:
+        src += "\n    def _other(self, x):\n        return torch.relu(x)\n"
+    assert rules(src) & {"torch-compute", "mode-dependent"}, src
+
+
+def test_helper_methods_run_only_at_construction_may_use_torch():
+    """reset_parameters called from __init__ initialises with torch (nn.init): construction, not forward."""
+    src = cand(init_body="self.w = nn.Parameter(torch.empty(4))\nself.reset_parameters()") + (
+        "\n    def reset_parameters(self):\n        nn.init.uniform_(self.w)\n        self.w.data.mul_(2.0)\n")
+    assert rules(src) == set(), rules(src)

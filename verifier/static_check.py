@@ -74,6 +74,20 @@ KERNEL_BUILTINS = {"range", "min", "max", "len", "print", "isinstance", "abs"}
 MUTATING_METHODS = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "add", "clear",
                     "remove", "discard", "__setitem__"}
 ALLOWED_DUNDERS = {"__init__", "__name__"}
+# nn.Module's own machinery: the dicts its __call__ reads hooks from, its registries and its call path. A hook put
+# straight into `self._forward_hooks` runs inside model(x) as a function no forward-path rule checks (register_*_hook
+# is refused by name); a candidate reads and writes its own attributes, not these.
+MODULE_INTERNALS = {"_forward_hooks", "_forward_pre_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                    "_forward_pre_hooks_with_kwargs", "_backward_hooks", "_backward_pre_hooks", "_is_full_backward_hook",
+                    "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                    "_load_state_dict_post_hooks", "_parameters", "_buffers", "_modules", "_non_persistent_buffers_set",
+                    "_call_impl", "_wrapped_call_impl", "_compiled_call_impl", "_slow_forward", "_apply",
+                    "_named_members", "_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
+                    "_global_module_registration_hooks", "_global_parameter_registration_hooks",
+                    "_global_buffer_registration_hooks"}
+# Methods that run at construction (or class creation), not when the module is called: every other dunder a candidate
+# class defines may run inside forward without being named there (__getitem__, __getattr__, __iter__, __del__, …)
+CONSTRUCTION_DUNDERS = {"__init__", "__new__", "__init_subclass__", "__set_name__", "__class_getitem__"}
 # Attributes of frames, generators, coroutines and tracebacks: a running generator's `gi_frame.f_back.f_globals`
 # reaches the caller's globals (the worker's own state) without a dunder or an import.
 FRAME_ATTRS = {"gi_frame", "gi_code", "gi_yieldfrom", "gi_running", "cr_frame", "cr_code", "cr_await", "cr_origin",
@@ -346,6 +360,11 @@ class _Checker:
                                                                   "__spec__", "__file__"):
                     self.add("reflection", f"'{node.id}' (introspection) is not allowed in a candidate", node)
             elif isinstance(node, ast.Attribute):
+                if node.attr in MODULE_INTERNALS:
+                    self.add("reflection", f"'.{node.attr}' is nn.Module's own machinery (hooks, registries, its call "
+                             "path); a candidate uses its own attributes", node)
+                elif node.attr.startswith("register_") and node.attr.endswith("hook"):
+                    self.add("forbidden-call", f"hooks ('{node.attr}') are not allowed", node)
                 if node.attr.startswith("__") and node.attr.endswith("__") and node.attr not in ALLOWED_DUNDERS:
                     self.add("reflection", f"dunder attribute '.{node.attr}' is not allowed", node)
                 elif node.attr.startswith("_") and _root(node) in MODULE_NAMES_ROOTS | set(self.aliases.names):
@@ -365,6 +384,17 @@ class _Checker:
                                                                                "__class__"):
                                 self.add("monkey-patch", f"replacing '.{sub.attr}' is not allowed", node)
             elif isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    targets = (item.targets if isinstance(item, ast.Assign) else [item.target]
+                               if isinstance(item, (ast.AnnAssign, ast.AugAssign)) else [])
+                    for t in targets:
+                        for n in ast.walk(t):
+                            if isinstance(n, ast.Name) and (n.id in ("forward", "__call__") or n.id in MODULE_INTERNALS
+                                                            or (n.id.startswith("__") and n.id.endswith("__"))):
+                                # `forward = other_fn` in the class body: the static rules read the def'd forward,
+                                # Python calls the assigned one
+                                self.add("monkey-patch", f"class {node.name} binds '{n.id}' by assignment; methods "
+                                         "are defined with def", item)
                 for b in node.bases:
                     name = self.aliases.resolve(_dotted(b))
                     if name.endswith("Tensor") or name in ("torch.Tensor",):
@@ -417,10 +447,28 @@ class _Checker:
 
     # -- rules on the forward path ----------------------------------------------------------------
     def forward_path(self, cls: ast.ClassDef) -> list[ast.AST]:
-        """Functions reachable from ModelNew.forward / __call__ (methods and module-level helpers)."""
+        """Functions that may run when the module is called: ModelNew.forward / __call__, forward / __call__ of helper
+        classes, every dunder a candidate class defines (Python calls __getitem__, __getattr__, __iter__, __del__, …
+        without their names in forward), functions named in a class body outside its defs, and everything these reach:
+        the functions and classes they name, and the candidate's methods they name as attributes (`self.m(x)`, but also
+        `g = self.m; g(x)` and `self.helper.run(x)`), not only `self.m(...)` calls."""
         methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
-        # methods of helper classes defined in the candidate are reachable when called via their instances
-        todo = [methods[m] for m in ("forward", "__call__") if m in methods]
+        by_attr: dict[str, list[ast.AST]] = {}
+        for c in self.classes.values():
+            for n in c.body:
+                if isinstance(n, ast.FunctionDef) and n.name not in CONSTRUCTION_DUNDERS:
+                    by_attr.setdefault(n.name, []).append(n)
+        todo: list[ast.AST] = [methods[m] for m in ("forward", "__call__") if m in methods]
+        for c in self.classes.values():
+            for n in c.body:
+                if isinstance(n, ast.FunctionDef):
+                    if (c is not cls and n.name in ("forward", "__call__")) or (
+                            n.name.startswith("__") and n.name.endswith("__") and n.name not in CONSTRUCTION_DUNDERS):
+                        todo.append(n)
+                elif not isinstance(n, (ast.AsyncFunctionDef, ast.ClassDef)):
+                    # `forward = _impl` (refused on its own), `op = staticmethod(_impl)`: the function runs as a method
+                    todo += [self.functions[s.id] for s in ast.walk(n) if isinstance(s, ast.Name)
+                             and s.id in self.functions and s.id not in self.kernels]
         seen: dict[int, ast.AST] = {}
         while todo:
             fn = todo.pop()
@@ -434,6 +482,8 @@ class _Checker:
                         todo.append(self.functions[sub.id])
                     elif sub.id in self.classes and self.classes[sub.id] is not cls:
                         todo += [n for n in self.classes[sub.id].body if isinstance(n, ast.FunctionDef)]
+                elif isinstance(sub, ast.Attribute) and sub.attr in by_attr:
+                    todo += by_attr[sub.attr]  # self.m, obj.m, g = self.m: a method of one of the candidate's classes
                 if isinstance(sub, ast.Call):
                     f = sub.func
                     if isinstance(f, ast.Name) and f.id in self.functions and f.id not in self.kernels:
@@ -444,13 +494,7 @@ class _Checker:
                     elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
                           and f.attr in methods):
                         todo.append(methods[f.attr])
-        # helper classes (nn.Module subclasses of the candidate used as submodules) run in forward too
-        for c in self.classes.values():
-            if c is not cls:
-                for n in c.body:
-                    if isinstance(n, ast.FunctionDef) and n.name in ("forward", "__call__") and id(n) not in seen:
-                        seen[id(n)] = n
-        return list(seen.values())
+        return [fn for fn in seen.values() if fn.name not in self.kernel_defs or fn is not self.kernel_defs[fn.name]]
 
     def check_forward(self, cls: ast.ClassDef) -> None:
         methods = {n.name for c in [cls] + [self.classes[b.id] for b in cls.bases

@@ -1,5 +1,6 @@
 # problem: two_outputs
-# expect: correctness output-type
+# expect: static monkey-patch
+# note: static rules now refuse the class-body `__class__ = ...` binding (and see __iter__ on the forward path); tests/test_corpus.py runs it with them off, where it must fail with correctness output-type.
 # note: a dict subclass whose __class__ property says tuple: isinstance(out, tuple) holds, and its __iter__ computes both outputs with torch after forward
 import torch
 import torch.nn as nn

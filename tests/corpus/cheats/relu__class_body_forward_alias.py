@@ -1,0 +1,40 @@
+# problem: relu
+# expect: static monkey-patch
+# note: `forward = _impl` in the class body: the static rules read the def'd forward, Python calls _impl, which runs
+# torch.relu once the module is in eval mode (the verifier calls it in training mode only). Verified before on CPU
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(x_ptr + offs, mask=m)
+    tl.store(y_ptr + offs, tl.where(v > 0, v, 0.0), mask=m)
+
+
+def launch(x):
+    x = x.contiguous()
+    y = torch.empty_like(x)
+    n = x.numel()
+    relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+    return y
+
+
+def _impl(self, x):
+    if self.training:
+        return launch(x)
+    return torch.relu(x)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return launch(x)
+
+    forward = _impl
