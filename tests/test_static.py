@@ -251,3 +251,11 @@ def test_helper_methods_run_only_at_construction_may_use_torch():
     src = cand(init_body="self.w = nn.Parameter(torch.empty(4))\nself.reset_parameters()") + (
         "\n    def reset_parameters(self):\n        nn.init.uniform_(self.w)\n        self.w.data.mul_(2.0)\n")
     assert rules(src) == set(), rules(src)
+
+
+@pytest.mark.parametrize("method", ["def train(self, mode=True):\n        self.fast = mode\n        return self",
+                                    "def to(self, *args, **kwargs):\n        return self",
+                                    "def named_parameters(self, *a, **k):\n        return iter(())"])
+def test_overriding_nn_module_methods_is_refused(method):
+    """eval() calls train(False): an override kept the mode in an attribute of its own that forward branched on."""
+    assert "monkey-patch" in rules(cand() + "\n    " + method + "\n")

@@ -85,6 +85,18 @@ MODULE_INTERNALS = {"_forward_hooks", "_forward_pre_hooks", "_forward_hooks_with
                     "_named_members", "_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
                     "_global_module_registration_hooks", "_global_parameter_registration_hooks",
                     "_global_buffer_registration_hooks"}
+# nn.Module's own (non-dunder) methods: a candidate class that overrides one changes what the verifier and the user call
+# outside forward (eval() calls train(False): an override kept the mode in an attribute of its own, and forward
+# branched on that, with no '.training' read anywhere). forward and extra_repr are the module's to define.
+MODULE_METHODS = set("""_apply _call_impl _get_backward_hooks _get_backward_pre_hooks _get_name _load_from_state_dict
+_maybe_warn_non_full_backward_hook _named_members _register_load_state_dict_pre_hook _register_state_dict_hook
+_replicate_for_data_parallel _save_to_state_dict _slow_forward _wrapped_call_impl add_module apply bfloat16 buffers
+children compile cpu cuda double eval float get_buffer get_extra_state get_parameter get_submodule half ipu
+load_state_dict modules mtia named_buffers named_children named_modules named_parameters parameters
+register_backward_hook register_buffer register_forward_hook register_forward_pre_hook register_full_backward_hook
+register_full_backward_pre_hook register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module
+register_parameter register_state_dict_post_hook register_state_dict_pre_hook requires_grad_ set_extra_state
+set_submodule share_memory state_dict to to_empty train type xpu zero_grad""".split())
 # Methods that run at construction (or class creation), not when the module is called: every other dunder a candidate
 # class defines may run inside forward without being named there (__getitem__, __getattr__, __iter__, __del__, …)
 CONSTRUCTION_DUNDERS = {"__init__", "__new__", "__init_subclass__", "__set_name__", "__class_getitem__"}
@@ -385,11 +397,16 @@ class _Checker:
                                 self.add("monkey-patch", f"replacing '.{sub.attr}' is not allowed", node)
             elif isinstance(node, ast.ClassDef):
                 for item in node.body:
+                    if (isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.bases
+                            and item.name in MODULE_METHODS):
+                        self.add("monkey-patch", f"class {node.name} overrides nn.Module.{item.name}; a candidate "
+                                 "defines __init__ and forward (and helpers of its own names)", item)
                     targets = (item.targets if isinstance(item, ast.Assign) else [item.target]
                                if isinstance(item, (ast.AnnAssign, ast.AugAssign)) else [])
                     for t in targets:
                         for n in ast.walk(t):
                             if isinstance(n, ast.Name) and (n.id in ("forward", "__call__") or n.id in MODULE_INTERNALS
+                                                            or n.id in MODULE_METHODS
                                                             or (n.id.startswith("__") and n.id.endswith("__"))):
                                 # `forward = other_fn` in the class body: the static rules read the def'd forward,
                                 # Python calls the assigned one
