@@ -22,6 +22,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from . import _interp_bf16
 from .compare import CONTAINERS, _plain_dict
 from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters, seed_all,
                            serve, snapshot, to_device, write_json)
@@ -441,6 +442,7 @@ def main(job_path: str) -> int:
     if device == "cpu":
         _untimed_autotune()
         _log_interpreter_text()
+        _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
     oplog = _OpLog()
     t0 = _clock()
     try:
