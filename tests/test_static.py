@@ -259,3 +259,19 @@ def test_helper_methods_run_only_at_construction_may_use_torch():
 def test_overriding_nn_module_methods_is_refused(method):
     """eval() calls train(False): an override kept the mode in an attribute of its own that forward branched on."""
     assert "monkey-patch" in rules(cand() + "\n    " + method + "\n")
+
+
+@pytest.mark.parametrize("probe", ["x.get_device() < 0", "x.device.index is None", "not torch.cuda.is_available()",
+                                   "x.device == torch.device('cpu')", "torch.cuda.device_count() == 0",
+                                   "'cpu' in str(x.device)", "d.index is None", "f'{d}' == 'cpu'"])
+def test_forward_may_not_look_at_the_device(probe):
+    """A candidate verified on a CPU that branches on the device runs other code on the user's GPU (round 4)."""
+    body = f"d = x.device\ny = torch.empty_like(x, device=d)\nn = x.numel() if {probe} else 1024\n" \
+           "relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)\nreturn y\n"
+    assert "mode-dependent" in rules(cand(forward_body=body))
+
+
+def test_forward_may_pass_the_device_along():
+    body = "d = x.device\ny = torch.empty(x.shape, device=d, dtype=x.dtype).to(x.device)\n" \
+           "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)\nreturn y\n"
+    assert rules(cand(forward_body=body)) == set()

@@ -67,6 +67,9 @@ RNG_ATTRS = {"initial_seed", "get_rng_state", "get_rng_state_all", "default_gene
              "Generator", "seed_all"}
 MODE_ATTRS = {"training", "is_cuda", "is_cpu", "is_meta", "requires_grad", "grad_fn", "is_leaf", "grad",
               "is_inference", "is_mps", "is_xpu"}
+# torch.cuda calls that tell a CPU run from a GPU one (or one GPU from another)
+DEVICE_PROBES = {"is_available", "device_count", "current_device", "get_device_properties", "get_device_capability",
+                 "get_device_name", "is_initialized", "get_arch_list"}
 MODE_CALLS = {"is_grad_enabled", "is_inference_mode_enabled", "is_scripting", "is_compiling",
               "is_tracing", "are_deterministic_algorithms_enabled", "is_autocast_enabled"}
 # Python builtins kernel code may call (on constexprs, or Triton's own overloads)
@@ -522,6 +525,7 @@ class _Checker:
             params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self"}
             local_names = params | {t.id for sub in ast.walk(fn) if isinstance(sub, (ast.Assign, ast.For, ast.With))
                                     for t in ast.walk(sub) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            self._check_device_probes(fn)
             for sub in ast.walk(fn):
                 if isinstance(sub, ast.Call):
                     self._check_forward_call(sub, methods, local_names)
@@ -557,6 +561,41 @@ class _Checker:
             for dec in fn.decorator_list:
                 self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
                          "is not allowed", dec)
+
+    def _check_device_probes(self, fn: ast.FunctionDef) -> None:
+        """Forward may pass a device along (device=x.device, .to(x.device)), not look at it: a candidate verified on a
+        CPU that branches on the device runs other code on the user's GPU. '.is_cuda' and '.device.type' were refused
+        (MODE_ATTRS), but x.get_device() < 0, x.device.index is None, x.device == torch.device('cpu'),
+        'cpu' in str(x.device) and torch.cuda.is_available() told the same."""
+        def is_device(e: ast.AST) -> bool:
+            return ((isinstance(e, ast.Attribute) and e.attr == "device")
+                    or (isinstance(e, ast.Name) and e.id in device_names))
+
+        device_names: set[str] = set()
+        for _ in range(2):  # d = x.device; e = d
+            for sub in ast.walk(fn):
+                if isinstance(sub, ast.Assign) and is_device(sub.value):
+                    device_names |= {t.id for t in sub.targets if isinstance(t, ast.Name)}
+        for sub in ast.walk(fn):
+            probe = None
+            if isinstance(sub, ast.Call):
+                name = self.aliases.resolve(_dotted(sub.func))
+                if isinstance(sub.func, ast.Attribute) and sub.func.attr == "get_device":
+                    probe = "x.get_device()"
+                elif name.startswith("torch.cuda.") and name.split(".")[2] in DEVICE_PROBES:
+                    probe = name
+                elif isinstance(sub.func, ast.Name) and sub.func.id in ("str", "repr", "format") and any(
+                        is_device(a) for a in sub.args):
+                    probe = "the device as text"
+            elif isinstance(sub, ast.Attribute) and sub.attr in ("index", "type") and is_device(sub.value):
+                probe = f"'.{sub.attr}' of a device"
+            elif isinstance(sub, ast.Compare) and any(is_device(e) for e in [sub.left, *sub.comparators]):
+                probe = "a comparison of devices"
+            elif isinstance(sub, ast.FormattedValue) and is_device(sub.value):
+                probe = "the device as text"
+            if probe:
+                self.add("mode-dependent", f"forward looks at the device ({probe}): behaviour must not depend on the "
+                         "device (pass x.device along to allocations, do not test it)", sub)
 
     def _check_forward_call(self, call: ast.Call, methods: set[str], local_names: set[str]) -> None:
         f = call.func
