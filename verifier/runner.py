@@ -152,6 +152,8 @@ class Reference:
     ready_msg: bytes | None = None
     state_changed: list = dataclasses.field(default_factory=list)  # the reference's own kept tensors that
                                     # forward changed (e.g. batch norm's running statistics): then candidates may too
+    inputs_mutated: list = dataclasses.field(default_factory=list)  # inputs the reference's forward changes in place
+                                    # (x.relu_()): candidates get them as they were before, and must not change them
     skipped: list = dataclasses.field(default_factory=list)  # variants (odd sizes, sorted inputs) the reference
                                     # itself cannot run: no candidate is checked there (a flag on each verdict)
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
@@ -215,6 +217,8 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     if (d / "error.json").exists():
         err = json.loads((d / "error.json").read_text())
         w.close()
+        if err.get("phase") == "unverifiable":  # it runs, but its output is nothing a kernel can be checked against
+            raise ProblemError(err["message"])
         raise ProblemError(f"the problem does not run: {err['type']}: {err['message']}")
     if not (msg == b"O" or (d / "done.json").exists()) or not (d / "shapes.json").exists():
         why = "sent an unexpected message" if res is None else _reference_failure(res, cfg)
@@ -224,7 +228,9 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     ref.outputs = torch.load(d / "ref_outputs.pt", weights_only=True, mmap=True)
     ref.shapes = json.loads((d / "shapes.json").read_text())
     if (d / "state.json").exists():
-        ref.state_changed = json.loads((d / "state.json").read_text()).get("changed", [])
+        state = json.loads((d / "state.json").read_text())
+        ref.state_changed = state.get("changed", [])
+        ref.inputs_mutated = state.get("inputs_mutated", [])
     if (d / "skipped.json").exists():
         ref.skipped = json.loads((d / "skipped.json").read_text())
     if want_timing and msg == b"R":
@@ -434,7 +440,11 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
             launch_fail = launch_fail or (rule, f"{where}: {msg} during forward")
             continue
         if t["mutated"]:
-            corr_fail = corr_fail or ("input-mutated", f"{where}: forward modified input(s) {t['mutated']} in place")
+            also = sorted(set(t["mutated"]) & set(ref.inputs_mutated))
+            hint = (f" (Model.forward changes input(s) {also} in place too, but a candidate must leave its inputs as "
+                    "they were: write the result to a new tensor and return it)") if also else ""
+            corr_fail = corr_fail or ("input-mutated", f"{where}: forward modified input(s) {t['mutated']} in "
+                                      f"place{hint}")
             continue
         ok, msg, a, r = compare(outputs[t["label"]][t["trial"]], t["output"], cfg.atol, cfg.rtol)
         max_abs, max_rel = max(max_abs, a), max(max_rel, r)

@@ -6,6 +6,7 @@ Usage (inside the sandbox): python -m verifier.worker_reference JOB.json
 """
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import random
@@ -211,8 +212,17 @@ def _finite(out) -> bool:
                if isinstance(t, torch.Tensor) and t.is_floating_point())
 
 
+class Unverifiable(Exception):
+    """The reference runs, but what it returns is something no kernel can be checked against (a random output,
+    a Python number computed from tensor values): a usage error with its own message, not a verdict."""
+
+
 def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, perturb: bool,
-                signed: bool = False, ordered: bool = False, input_seed: int = 0):
+                signed: bool = False, ordered: bool = False, input_seed: int = 0, base: bool = False):
+    """(module, init args, model, trials, names of kept tensors forward changed, indices of inputs forward changed
+    in place). Each trial is (inputs on the device, output, host copies of the inputs taken before forward): a
+    reference that changes its inputs in place (x.relu_(), x.mul_(2)) must not hand its changed inputs to the
+    candidates, which would compute the op a second time. `base`: also check that forward is not random."""
     import torch
 
     mod = _exec(src, name)
@@ -223,7 +233,14 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
     if perturb:
         perturb_parameters(model, seed)
     kept = snapshot(kept_tensors(model))
+    twin = None
+    if base:
+        try:  # the model as it is before its first call, for a second call under another RNG state
+            twin = copy.deepcopy(model)
+        except Exception:
+            twin = None
     trials = []
+    mutated: list[int] = []
     for t in range(n_trials):
         # inputs from their own seed, which never leaves this sandbox: the candidate is constructed under `seed`
         # (for the same weights), so inputs drawn from seeds derived from it could be predicted in __init__
@@ -233,33 +250,101 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
             inputs = _signed(inputs)
         if ordered:
             inputs = _ordered(inputs, descending=t % 2 == 1)
+        given = [_cpu(x, copy=True) for x in inputs]
         with torch.no_grad():
             out = model(*inputs)
-        trials.append((inputs, out))
-    return mod, init, model, trials, changed_tensors(kept, kept_tensors(model))
+        if t == 0:
+            mutated = [i for i, (g, x) in enumerate(zip(given, inputs))
+                       if isinstance(x, torch.Tensor) and not torch.equal(g, _cpu(x))]
+        if t == 0 and twin is not None:
+            _check_not_random(twin, given, out, device, input_seed + 7919)
+            twin = None
+        trials.append((inputs, out, given))
+    if base:
+        _check_python_numbers([o for _, o, _ in trials])
+    return mod, init, model, trials, changed_tensors(kept, kept_tensors(model)), mutated
 
 
-def _cpu(x):
-    """Tensors to CPU; config objects (dataclasses, namespaces) to SimpleNamespace, the one
-    non-primitive type the candidate side may load (the problem's classes stay here)."""
+def _check_not_random(twin, given: list, out, device: str, seed: int) -> None:
+    """Raise Unverifiable when a second model, copied from the first before its call, returns something else on the
+    same inputs under another RNG state (dropout in training mode, torch.rand in forward): no kernel can match a
+    random output, and every candidate would fail with a mismatch that says nothing about why."""
+    import torch
+
+    from .compare import compare
+
+    seed_all(seed)
+    with torch.no_grad():
+        again = twin(*to_device(copy.deepcopy(given), device))
+    try:
+        ok, msg, _, _ = compare(_cpu(out), _cpu(again))
+    except Exception:  # outputs compare cannot read: not this check's business
+        return
+    if not ok:
+        raise Unverifiable(
+            "Model.forward is random: called twice on the same inputs, from the same weights, under different random "
+            f"states, it returned different results ({msg}). No kernel can match a random output. Dropout in "
+            "training mode is the usual cause (the verifier runs the module as constructed, in training mode, as "
+            "KernelBench does): give it probability 0 for verification (e.g. pass p=0.0 from get_init_inputs), or "
+            "remove torch.rand/randn/bernoulli/dropout calls from forward.")
+
+
+def _check_python_numbers(outs: list) -> None:
+    """Raise Unverifiable when forward returns a Python number (not a tensor) whose value changes with the inputs'
+    values: it was computed from tensor data (.item(), float(t), int(t.sum())), which a Triton kernel hands back as
+    a tensor; a candidate could reproduce it only by reading its result into Python, which the verifier refuses.
+    Numbers that stay the same (a shape, a constant) are compared as they are."""
+    flat = [_leaves(o) for o in outs]
+    if len(flat) < 2 or any(len(f) != len(flat[0]) for f in flat):
+        return
+    for i, vals in enumerate(zip(*flat)):
+        if type(vals[0]) in (int, float, complex) and len({repr(v) for v in vals}) > 1:
+            where = f"output {i}" if len(flat[0]) > 1 else "its output"
+            raise Unverifiable(
+                f"Model.forward returns a Python {type(vals[0]).__name__} as {where}, computed from tensor values "
+                f"(it differs between inputs: {vals[0]!r}, {vals[1]!r}), e.g. by .item() or float(tensor). A Triton "
+                "kernel's result is a tensor: return the tensor itself (drop the .item()); the caller can convert "
+                "it.")
+
+
+def _cpu(x, copy: bool = False):
+    """Tensors to CPU (`copy`: always a copy, also of a tensor already there); config objects (dataclasses,
+    namespaces) to SimpleNamespace, the one non-primitive type the candidate side may load (the problem's classes
+    stay here). Tuples (named ones too) become plain tuples, dicts plain dicts."""
     import dataclasses
     import types
 
     import torch
 
     if isinstance(x, torch.Tensor):
-        return x.detach().cpu()
+        return x.detach().to("cpu", copy=True) if copy else x.detach().cpu()
     if isinstance(x, tuple):
-        return tuple(_cpu(v) for v in x)
+        return tuple(_cpu(v, copy) for v in x)
     if isinstance(x, list):
-        return [_cpu(v) for v in x]
+        return [_cpu(v, copy) for v in x]
     if isinstance(x, dict):
-        return {k: _cpu(v) for k, v in x.items()}
+        return {k: _cpu(v, copy) for k, v in x.items()}
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return types.SimpleNamespace(**{f.name: _cpu(getattr(x, f.name)) for f in dataclasses.fields(x)})
+        return types.SimpleNamespace(**{f.name: _cpu(getattr(x, f.name), copy) for f in dataclasses.fields(x)})
     if isinstance(x, types.SimpleNamespace):
-        return types.SimpleNamespace(**{k: _cpu(v) for k, v in vars(x).items()})
+        return types.SimpleNamespace(**{k: _cpu(v, copy) for k, v in vars(x).items()})
     return x
+
+
+def _leaves(x) -> list:
+    """What an output holds, in order: lists, tuples (named ones too) and dicts opened, anything else one leaf."""
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in _leaves(v)]
+    if isinstance(x, dict):
+        return [t for v in x.values() for t in _leaves(v)]
+    return [x]
+
+
+def _tensors(x) -> list:
+    """The tensors in an output."""
+    import torch
+
+    return [t for t in _leaves(x) if isinstance(t, torch.Tensor)]
 
 
 def _may_retry(spent: float, start: float, per_trial: float, trials_left: int, timeout: float | None) -> str | None:
@@ -307,25 +392,32 @@ def main(job_path: str) -> int:
         cseed = seed + 1000 * i
         t_config = time.monotonic()
         run = functools.partial(_run_config, device=device, seed=cseed, n_trials=n, name=f"ref_{label}",
-                                input_seed=input_base + 1000 * i,
+                                input_seed=input_base + 1000 * i, base=label == "base",
                                 perturb=label.startswith("odd"), signed=label == "odd2", ordered=label == "ordered")
         note = None
         try:
-            _, init, model, trials, changed = run(P.with_constants(src, vals))
+            _, init, model, trials, changed, mutated = run(P.with_constants(src, vals))
         except Exception as e:
             if label == "base":
-                write_json("error.json", error_info("problem", e))
+                write_json("error.json", error_info("unverifiable" if isinstance(e, Unverifiable) else "problem", e))
                 return 0
             tried = [f"the reference fails at {vals}: {type(e).__name__}: {str(e)[:300]}"]
             planned = [c[1] for c in configs] + [x["constants"] for x in shapes]
-            for alt, how in _other_sizes(label, vals, small, planned):
+            if label == "odd2":  # its inputs mapped to [-1, 1) may be what breaks it (a probability, a target of BCE):
+                try:              # the same odd sizes on the problem's own input values first
+                    _, init, model, trials, changed, _ = run(P.with_constants(src, vals), signed=False)
+                    note = {"values": "the problem's own input values", "note": "inputs mapped to [-1, 1) break the "
+                            f"reference ({type(e).__name__}: {str(e)[:200]})"}
+                except Exception as e2:
+                    tried[0] += f"; on the problem's own input values too: {type(e2).__name__}: {str(e2)[:200]}"
+            for alt, how in ([] if note else _other_sizes(label, vals, small, planned)):
                 if why_not := _may_retry(spent, start, per_trial, sum(c[2] for c in configs[i + 1:]),
                                          job.get("timeout_s")):
                     tried[0] += f" ({why_not})"
                     break
                 t0 = time.monotonic()
                 try:
-                    _, init, model, trials, changed = run(P.with_constants(src, alt))
+                    _, init, model, trials, changed, _ = run(P.with_constants(src, alt))
                     note, vals = {"sizes": how, "note": f"odd sizes break the reference ({tried[0]})"}, alt
                     break
                 except Exception as e2:
@@ -336,25 +428,27 @@ def main(job_path: str) -> int:
                 skipped.append({"label": label, "constants": vals, "why": tried[0] + (
                     f" (and at {len(tried) - 1} other sizes tried)" if len(tried) > 1 else ""), "tried": tried[1:]})
                 continue
-        if label == "ordered" and not all(_finite(o) for _, o in trials):
+        if label == "ordered" and not all(_finite(o) for _, o, _ in trials):
             # sorted inputs leave the problem's domain (e.g. a log of a sorted difference): not a test
             skipped.append({"label": label, "constants": vals, "why": "inputs sorted along every axis give the "
                             "reference non-finite outputs (outside the problem's domain)"})
             continue
         cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "perturb": label.startswith("odd"),
-                          "inputs": [_cpu(x) for x, _ in trials]})
-        ref_side.append({"label": label, "outputs": [_cpu(o) for _, o in trials]})
+                          "inputs": [given for _, _, given in trials]})  # as they were before forward
+        ref_side.append({"label": label, "outputs": [_cpu(o) for _, o, _ in trials]})
         state_changed += [f"{label}: {name}" for name in changed]
         shapes.append({"label": label, "constants": {k: v for k, v in vals.items()},
                        "inputs": shapes_of(trials[0][0]), **(note or {})})
         if label == "base":
-            base_model, base_inputs = model, trials[0][0]
+            base_model, base_inputs, inputs_mutated = model, trials[0][0], mutated
             per_trial = (time.monotonic() - t_config) / n
         del trials
     torch.save(cand_side, "for_candidate.pt")
     torch.save(ref_side, "ref_outputs.pt")
-    write_json("state.json", {"changed": state_changed})  # a stateful reference (e.g. batch norm's running
-    write_json("shapes.json", shapes)                     # statistics) lets candidates keep state too
+    # a stateful reference (e.g. batch norm's running statistics) lets candidates keep state too; inputs it changes in
+    # place name themselves in the message a candidate that changes them gets
+    write_json("state.json", {"changed": state_changed, "inputs_mutated": inputs_mutated})
+    write_json("shapes.json", shapes)
     write_json("skipped.json", skipped)  # variants the reference itself cannot run: candidates are not checked there
     if job.get("time"):  # a GPU (or a CPU in tests of the timing protocol)
         # With lazy timing the candidates start now: the baseline is timed only when one of them passes
@@ -382,8 +476,7 @@ def main(job_path: str) -> int:
             nbytes = sum(x.numel() * x.element_size() for x in base_inputs if isinstance(x, torch.Tensor))
             with torch.no_grad():
                 out = base_model(*base_inputs)
-            outs = out if isinstance(out, (list, tuple)) else [out]
-            nbytes += sum(o.numel() * o.element_size() for o in outs if isinstance(o, torch.Tensor))
+            nbytes += sum(o.numel() * o.element_size() for o in _tensors(out))
             timing["io_bytes"] = nbytes
         write_json("timing.json", timing)
     write_json("done.json", {"ok": True})
