@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT
 from training.extract import ExtractError, NeedsInputs, extract_problem, modules_in
 from verifier import verify
-from verifier.problem import parse_problem
+from verifier.problem import ProblemError, parse_problem
 
 FILE = (ROOT / "tests" / "files" / "transformer.py").read_text()
 
@@ -466,3 +466,85 @@ def test_inputs_made_on_a_gpu_get_a_sentence_on_a_machine_without_one():
         ''')
     with pytest.raises(ProblemError, match=r"put tensors on a GPU .*create get_inputs' tensors on the CPU"):
         prepare_reference(extract_problem(src, "Softplus"), VerifyConfig(device="cpu", trials=1).resolved())
+
+
+USER_TAIL = '''
+
+def get_inputs():
+    return [torch.randn(8, 64)]
+
+
+def get_init_inputs():
+    return []
+
+
+if __name__ == "__main__":
+    print(Net()(torch.randn(2, 64)))
+'''
+
+RELU_CANDIDATE = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0), mask=m)
+
+    class ModelNew(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, x):
+            x = x.contiguous()
+            y = torch.empty_like(x)
+            relu_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+            return y
+''')
+
+
+def _user_module(body: str) -> str:
+    return "import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n" + textwrap.indent(
+        textwrap.dedent(body), "    ") + USER_TAIL
+
+
+@pytest.mark.parametrize("body, says", [
+    ('''
+     def __init__(self):
+         super().__init__()
+         self.drop = nn.Dropout(0.1)
+
+     def forward(self, x):
+         return self.drop(torch.relu(x))
+     ''', "Model.forward is random"),
+    ('''
+     def forward(self, x):
+         return torch.relu(x).mean().item()
+     ''', "returns a Python float"),
+], ids=["dropout_in_training_mode", "item"])
+def test_a_module_no_kernel_can_match_is_refused_with_the_reason(body, says):
+    """Dropout in training mode (the module as constructed) and .item() used to fail every candidate with an output
+    mismatch (or, for .item(), pass by chance): the user gets the reason and the fix instead."""
+    src = extract_problem(_user_module(body), "Net")
+    with pytest.raises(ProblemError, match=says):
+        verify(src, RELU_CANDIDATE, device="cpu", trials=2, perturb=0, ordered=False)
+
+
+def test_a_user_module_that_changes_its_input_in_place_verifies_a_kernel_that_does_not():
+    """x.relu_(): the candidate used to get the input the reference had already changed (harmless for relu, so the
+    module scales first); a @torch.no_grad() forward and a helper function come along with the class."""
+    body = '''
+        @torch.no_grad()
+        def forward(self, x):
+            return _shifted_relu_(x)
+    '''
+    src = _user_module(body).replace("class Net", "def _shifted_relu_(x):\n    return x.sub_(0.25).relu_()\n\n\nclass Net")
+    problem = extract_problem(src, "Net")
+    assert "def _shifted_relu_" in problem and "__main__" not in problem
+    candidate = RELU_CANDIDATE.replace("tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0)",
+                                       "tl.maximum(tl.load(x_ptr + offs, mask=m) - 0.25, 0.0)")
+    v = verify(problem, candidate, device="cpu")
+    assert v.ok, v.summary()
