@@ -275,3 +275,15 @@ def test_forward_may_pass_the_device_along():
     body = "d = x.device\ny = torch.empty(x.shape, device=d, dtype=x.dtype).to(x.device)\n" \
            "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)\nreturn y\n"
     assert rules(cand(forward_body=body)) == set()
+
+
+@pytest.mark.parametrize("extra", [
+    "_SHARE = 1 if 'Interpreted' in type(relu_kernel).__name__ else 8\n",   # InterpretedFunction vs JITFunction
+    "_GPU = hasattr(relu_kernel, 'device_caches')\n",
+    "_GPU = 'Interpreted' not in str(relu_kernel)\n",
+    "_GPU = f'{relu_kernel}'.startswith('<triton.runtime.jit')\n",
+    "_SRC = relu_kernel.fn\n",
+])
+def test_kernel_objects_are_launched_not_inspected(extra):
+    """The kernel object's type tells the CPU verifier (Triton's interpreter) from the user's GPU (round 4)."""
+    assert "reflection" in rules(cand(extra=extra))

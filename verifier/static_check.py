@@ -49,7 +49,10 @@ group_norm batch_norm instance_norm linear conv1d conv2d conv3d dropout bernoull
 flipud index_reduce put put_ bincount bucketize searchsorted cov corrcoef apply_ map_ map2_""".split())
 FORBIDDEN_CALLS = {"exec", "eval", "compile", "getattr", "setattr", "delattr", "__import__", "open",
                    "breakpoint", "input", "memoryview"}
-REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id"}
+# type() and hasattr() tell objects apart by their class: under TRITON_INTERPRET=1 @triton.jit makes an
+# InterpretedFunction, on a GPU a JITFunction, so type(kernel).__name__ told the CPU verifier from the user's GPU
+# (type with three arguments builds a class: the runtime layers judge what such an object does)
+REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id", "type", "hasattr"}
 TORCH_FORBIDDEN_ATTRS = {"ops", "compile", "jit", "library", "fx", "overrides", "autograd", "backends",
                          "manual_seed", "seed", "use_deterministic_algorithms", "utils", "hub", "export",
                          "compiler", "func", "vmap", "package", "distributed", "multiprocessing", "profiler",
@@ -371,8 +374,8 @@ class _Checker:
                     self.add("reference-reuse", "the candidate must not use the reference class Model", node)
                 elif node.id in FORBIDDEN_CALLS:
                     self.add("forbidden-call", f"'{node.id}' is not allowed in a candidate", node)
-                elif node.id in REFLECTION_CALLS or node.id in ("__builtins__", "__builtin__", "__loader__",
-                                                                  "__spec__", "__file__"):
+                elif (node.id in REFLECTION_CALLS and not (node.id == "type" and self._class_built(node))) or \
+                        node.id in ("__builtins__", "__builtin__", "__loader__", "__spec__", "__file__"):
                     self.add("reflection", f"'{node.id}' (introspection) is not allowed in a candidate", node)
             elif isinstance(node, ast.Attribute):
                 if node.attr in MODULE_INTERNALS:
@@ -432,6 +435,10 @@ class _Checker:
                     self.add("forbidden-call", f"hooks ('{name.split('.')[-1]}') are not allowed", node)
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 self.add("state-in-forward", "global/nonlocal state is not allowed in a candidate", node)
+
+    def _class_built(self, name: ast.Name) -> bool:
+        """Whether this `type` is called with three arguments (a class built, not an object's class read)."""
+        return any(isinstance(n, ast.Call) and n.func is name and len(n.args) == 3 for n in ast.walk(self.tree))
 
     def _check_api(self, node: ast.Attribute) -> None:
         """Forbidden parts of the torch and triton APIs, wherever referenced."""
@@ -707,6 +714,27 @@ class _Checker:
             return all(self._kernel_constant(a, params) for a in v.args) and not v.keywords
         return self._constant(v)
 
+    def check_kernel_objects(self) -> None:
+        """A kernel object is launched (k[grid](...)), called from kernel code, or handed to triton's decorators; its
+        attributes and its text (str, repr, f-strings, comparisons) tell Triton's interpreter (the CPU verifier) from a
+        compiled GPU run, and reach Triton's internals (k.fn, k.cache, k.run)."""
+        parents: dict[int, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+        for node in ast.walk(self.tree):
+            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.kernels):
+                continue
+            parent = parents.get(id(node))
+            if isinstance(parent, ast.Attribute):
+                self.add("reflection", f"'{ast.unparse(parent)}': a kernel object's attributes are Triton's internals "
+                         "(and tell the interpreter from a GPU); a kernel is launched as kernel[grid](...)", parent)
+            elif isinstance(parent, (ast.Compare, ast.FormattedValue)) or (
+                    isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name)
+                    and parent.func.id in ("str", "repr", "format", "print", "isinstance")):
+                self.add("reflection", f"'{ast.unparse(parent)}' inspects the kernel object (its type tells Triton's "
+                         "interpreter from a GPU); a kernel is launched as kernel[grid](...)", parent)
+
     def check_kernels(self) -> None:
         for name, fn in self.kernel_defs.items():
             params = {a.arg: a for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
@@ -799,4 +827,5 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
     c.check_module_level()
     c.check_forward(cls)
     c.check_kernels()
+    c.check_kernel_objects()
     return c.findings
