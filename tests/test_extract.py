@@ -548,3 +548,44 @@ def test_a_user_module_that_changes_its_input_in_place_verifies_a_kernel_that_do
                                        "tl.maximum(tl.load(x_ptr + offs, mask=m) - 0.25, 0.0)")
     v = verify(problem, candidate, device="cpu")
     assert v.ok, v.summary()
+
+
+def test_type_checking_imports_and_the_future_import_come_along():
+    """`from __future__ import annotations` with a type imported under `if TYPE_CHECKING:` (from the user's own
+    package): the future import used to be dropped (the annotation then ran: NameError) and the import was refused as
+    one the sandbox cannot run, although it never runs."""
+    src = textwrap.dedent('''\
+        """A module."""
+        from __future__ import annotations
+
+        from typing import TYPE_CHECKING
+
+        import torch
+        import torch.nn as nn
+
+        if TYPE_CHECKING:
+            from mypkg.config import ModelConfig
+
+
+        class Scale(nn.Module):
+            def __init__(self, cfg: ModelConfig | None = None) -> None:
+                super().__init__()
+                self.s = 2.0
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return x * self.s
+
+
+        def get_inputs():
+            return [torch.randn(2, 16, 64)]
+
+
+        def get_init_inputs():
+            return []
+    ''')
+    problem = extract_problem(src, "Scale")
+    assert problem.startswith("from __future__ import annotations")
+    assert loads_in_fresh_interpreter(problem) == "(2, 16, 64)"
+    with pytest.raises(ExtractError, match="mypkg"):  # one that runs is still refused
+        extract_problem(src.replace("if TYPE_CHECKING:\n    from mypkg", "if not TYPE_CHECKING:\n    from mypkg"),
+                        "Scale")

@@ -87,6 +87,11 @@ class _Chunk:
                                                           for n in self.tree.body))
 
     @property
+    def is_future_import(self) -> bool:
+        return bool(self.tree and self.tree.body and all(isinstance(n, ast.ImportFrom) and n.module == "__future__"
+                                                          for n in self.tree.body))
+
+    @property
     def is_main_guard(self) -> bool:
         return bool(self.tree and self.tree.body and isinstance(self.tree.body[0], ast.If)
                     and "__name__" in ast.unparse(self.tree.body[0].test))
@@ -441,6 +446,8 @@ def _check_imports(class_name: str, need: list[_Chunk], used: set[str]) -> None:
     def visit(node: ast.AST, guarded: bool) -> None:
         if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             guarded = True  # try: import x / except ImportError: the user has a fallback
+        if isinstance(node, ast.If) and ast.unparse(node.test).split(".")[-1] == "TYPE_CHECKING":
+            guarded = True  # if TYPE_CHECKING: (typing.TYPE_CHECKING) imports for type checkers only, never run
         if isinstance(node, (ast.Import, ast.ImportFrom)) and not guarded:
             names = [a.asname or a.name for a in node.names]
             what = ", ".join(n for n in names if n in used or n == "*") or ", ".join(names)
@@ -518,7 +525,8 @@ def extract_problem(source: str, class_name: str) -> str:
     need: list[_Chunk] = []
     seen: set[int] = set()
     used: set[str] = set()
-    todo = [target, *resolve(class_name), *resolve(gi), *resolve(gii)]
+    # `from __future__ import ...` changes how the whole file runs (annotations left unevaluated): it always comes
+    todo = [target, *resolve(class_name), *resolve(gi), *resolve(gii), *(c for c in live if c.is_future_import)]
     while todo:
         ch = todo.pop()
         if id(ch) in seen:
