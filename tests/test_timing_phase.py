@@ -112,3 +112,34 @@ def test_baseline_is_timed_once_and_only_when_a_candidate_needs_it():
     again = verify(problem, HONEST_RELU, lazy_baseline=True, **TIMED)  # cached: the worker ends after its outputs
     assert again.ok and again.ref_eager_ms == vs[0].ref_eager_ms
     assert not any(k.startswith("ref_") for k in again.phases_s)
+
+
+def test_the_time_counts_only_calls_on_inputs_the_candidate_has_not_seen():
+    """A cache keyed by the inputs' contents (a fingerprint computed in a kernel, the result replayed from device
+    memory) was right on every timed call and fast on all of them when the timing loop replayed the correctness
+    trials' inputs: the red team's matmul cache verified with the time of a copy (round 4). The timed sets are now
+    base trials the candidate has not seen, and only each set's first call makes the reported time."""
+    import time
+
+    import torch
+
+    from verifier.timing import event_ms
+    from verifier.worker_candidate import _OpLog, _TimedCalls
+
+    cache = {}
+
+    def memo(x):  # slow to compute, instant to replay
+        key = x.sum().item()
+        if key not in cache:
+            time.sleep(0.03)
+            cache[key] = x * 2
+        return cache[key].clone()
+
+    torch.manual_seed(0)
+    warm = [torch.randn(64)]
+    memo(*warm)  # the correctness trials saw these
+    sets = [(t, [torch.randn(64)]) for t in range(3, 7)]
+    tc = _TimedCalls(memo, sets, "cpu", _OpLog(), None, None, warm=warm)
+    ms = event_ms(tc.call, device="cpu", before=tc.before, after=tc.after("event"), counted=tc.counted)
+    assert ms >= 25, ms  # the replays (about 0 ms) are not what was timed
+    assert not tc.mismatch and sorted(tc.first) == [3, 4, 5, 6]

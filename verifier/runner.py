@@ -31,6 +31,8 @@ from .static_check import check_candidate
 from .verdict import Finding, Verdict
 
 PEAK_BANDWIDTH = 4.8e12  # bytes/s, H200 datasheet: below this floor a timing is not believable
+TIMED_SETS = 8  # inputs (base sizes, fresh seeds) the reference adds for the timing phase: each timed call whose time
+                # counts runs on inputs the candidate has not seen, so a cache of earlier results has nothing to hit
 
 
 @dataclass
@@ -201,7 +203,8 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "per_tensor": cfg.per_tensor,
            "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total,
-           "time": want_timing, "compile": cfg.compile_baseline, "lazy": cfg.lazy_baseline, "timeout_s": cfg.timeout_s}
+           "time": want_timing, "timed_sets": TIMED_SETS if cfg.times else 0, "compile": cfg.compile_baseline,
+           "lazy": cfg.lazy_baseline, "timeout_s": cfg.timeout_s}
     w = _worker("reference", cfg)
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})

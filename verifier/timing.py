@@ -36,8 +36,9 @@ def _sync(device: str) -> None:
 
 
 def event_ms(fn, budget_ms: float = 100.0, warmup: int = 3, max_reps: int = 200, device: str = "cuda",
-             before: Before = None, after: After = None) -> float:
-    """Median milliseconds of `fn()` by CUDA events (wall clock on a CPU), L2 flushed between calls."""
+             before: Before = None, after: After = None, counted: Callable[[], bool] | None = None) -> float:
+    """Median milliseconds of `fn()` by CUDA events (wall clock on a CPU), L2 flushed between calls. With `counted`
+    (asked after `before(i)`), only the calls it says count make the median (all of them when none does)."""
     buf = _flush_buffer(device)
     for _ in range(warmup):
         fn()
@@ -47,10 +48,11 @@ def event_ms(fn, budget_ms: float = 100.0, warmup: int = 3, max_reps: int = 200,
     _sync(device)
     est = max((_perf_counter() - t0) * 1e3, 1e-3)
     reps = int(min(max_reps, max(5, budget_ms / est)))
-    times = []
+    times, kept = [], []
     for i in range(reps):
         if before:
             before(i)
+        kept.append(counted() if counted else True)
         if buf is None:
             t0 = _perf_counter()
             out = fn()
@@ -67,7 +69,7 @@ def event_ms(fn, budget_ms: float = 100.0, warmup: int = 3, max_reps: int = 200,
             after(i, reps, out)
         del out
     _sync(device)
-    return statistics.median(times)
+    return statistics.median([t for t, k in zip(times, kept) if k] or times)
 
 
 def wall_ms(fn, reps: int = 10, device: str = "cuda", before: Before = None, after: After = None) -> float:

@@ -375,7 +375,12 @@ def main(job_path: str) -> int:
             base_vals = {} if planned == {c.name: c.value for c in consts if c.scalable} else planned
         else:
             base_vals = small
-        configs = [("base", base_vals, job["trials"])]
+        # timed_sets more base trials when candidates are timed: each timed call of the candidate's timing phase runs
+        # on inputs it has not seen (a cache keyed by the inputs' contents hit on every timed call when the timing
+        # loop replayed the correctness trials' inputs), and their outputs are checked against these
+        per_set = sum(_numels(P.with_constants(src, base_vals))) or 1
+        extra = min(job.get("timed_sets", 0), max(1, job["gpu_total" if device == "cuda" else "total"] // per_set))
+        configs = [("base", base_vals, job["trials"] + extra)]
         for k in range(job["perturb"]):
             odd = {n: P.oddify(v, k) for n, v in small.items()}
             if odd and odd != base_vals and all(odd != c[1] for c in configs):
@@ -434,7 +439,8 @@ def main(job_path: str) -> int:
                             "reference non-finite outputs (outside the problem's domain)"})
             continue
         cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "perturb": label.startswith("odd"),
-                          "inputs": [given for _, _, given in trials]})  # as they were before forward
+                          "inputs": [given for _, _, given in trials],  # as they were before forward
+                          **({"timed_from": job["trials"]} if label == "base" and extra else {})})
         ref_side.append({"label": label, "outputs": [_cpu(o) for _, o, _ in trials]})
         state_changed += [f"{label}: {name}" for name in changed]
         shapes.append({"label": label, "constants": {k: v for k, v in vals.items()},
