@@ -379,7 +379,7 @@ class _TimedCalls:
         self.audits += 1
         self.audit_ops |= S.ops
         self.audit_skipped += not self._launched(n0)
-        self.audit_mutated += not all(not isinstance(x, torch.Tensor) or _equal(a, x)
+        self.audit_mutated += not all(not isinstance(x, torch.Tensor) or _equal(a, x.to(a.device))
                                       for a, x in zip(self.args, self.trials[self.k][1]))
         self._check(f"audit call {self.audits}", plain)
 
@@ -411,8 +411,10 @@ def _time(base: tuple, device: str, job: dict) -> None:
     model, cpu_inputs, timed_from = base
     warm = to_device(cpu_inputs[0], device)
     # the reference's timing sets, unseen by the candidate (those that can be copied into the warm-up's buffers)
+    # kept in host memory until each is copied into the call's buffers: on the GPU, a kernel's pointer arithmetic
+    # reaches any device memory of its process, and sets waiting there could be read (and answered) ahead of time
     sets = [(t, x) for t in range(timed_from or len(cpu_inputs), len(cpu_inputs))
-            if _same_layout(x := to_device(cpu_inputs[t], device), warm)]
+            if _same_layout(x := cpu_inputs[t], warm)]
     if not sets:  # none (an older reference): the correctness trials' inputs, as before
         sets, warm = [(t, to_device(x, device)) for t, x in enumerate(cpu_inputs)], None
         sets = [(t, x) for t, x in sets if _same_layout(x, sets[0][1])]
