@@ -287,3 +287,23 @@ def test_forward_may_pass_the_device_along():
 def test_kernel_objects_are_launched_not_inspected(extra):
     """The kernel object's type tells the CPU verifier (Triton's interpreter) from the user's GPU (round 4)."""
     assert "reflection" in rules(cand(extra=extra))
+
+
+@pytest.mark.parametrize("extra, call", [
+    ("def _make():\n    seen = []\n    def tick():\n        seen.append(1)\n        return len(seen)\n    return tick\n"
+     "_tick = _make()\n", "_tick()"),
+    ("def _make():\n    box = [0]\n    def tick():\n        box[0] += 1\n        return box[0]\n    return tick\n"
+     "_tick = _make()\n", "_tick()"),
+])
+def test_a_counter_in_a_closure_is_state(extra, call):
+    """forward called a closure a module-level factory built: its body was never on the forward path (round 4)."""
+    body = f"n = x.numel() if {call} < 1000 else 8\ny = torch.empty_like(x)\n" \
+           "relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)\nreturn y\n"
+    assert "state-in-forward" in rules(cand(forward_body=body, extra=extra))
+
+
+def test_a_helper_forward_defines_and_calls_on_its_own_variables_is_not_state():
+    body = "outs = []\ndef launch(t):\n    y = torch.empty_like(t)\n" \
+           "    relu_kernel[(triton.cdiv(t.numel(), 1024),)](t, y, t.numel(), BLOCK=1024)\n    outs.append(y)\n" \
+           "launch(x)\nreturn outs[0]\n"
+    assert rules(cand(forward_body=body)) == set()

@@ -509,6 +509,10 @@ class _Checker:
                         todo.append(self.functions[sub.id])
                     elif sub.id in self.classes and self.classes[sub.id] is not cls:
                         todo += [n for n in self.classes[sub.id].body if isinstance(n, ast.FunctionDef)]
+                    elif sub.id in self.module_values and sub.id not in self.aliases.names:
+                        # `_tick = _make()` at module level: what forward calls is a closure _make built
+                        todo += [self.functions[n.id] for n in ast.walk(self.module_values[sub.id])
+                                 if isinstance(n, ast.Name) and n.id in self.functions and n.id not in self.kernels]
                 elif isinstance(sub, ast.Attribute) and sub.attr in by_attr:
                     todo += by_attr[sub.attr]  # self.m, obj.m, g = self.m: a method of one of the candidate's classes
                 if isinstance(sub, ast.Call):
@@ -533,6 +537,7 @@ class _Checker:
             local_names = params | {t.id for sub in ast.walk(fn) if isinstance(sub, (ast.Assign, ast.For, ast.With))
                                     for t in ast.walk(sub) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
             self._check_device_probes(fn)
+            self._check_closure_state(fn)
             for sub in ast.walk(fn):
                 if isinstance(sub, ast.Call):
                     self._check_forward_call(sub, methods, local_names)
@@ -568,6 +573,41 @@ class _Checker:
             for dec in fn.decorator_list:
                 self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
                          "is not allowed", dec)
+
+    def _check_closure_state(self, fn: ast.FunctionDef) -> None:
+        """A function defined inside another that changes the enclosing function's variables (seen.append(1),
+        box[0] += 1) keeps state across calls in a closure: a call counter that stayed right for the verifier's calls."""
+        def stored(f: ast.AST) -> set[str]:
+            args = f.args if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else None
+            names = {a.arg for a in (args.posonlyargs + args.args + args.kwonlyargs)} if args else set()
+            names |= {a.arg for a in (args.vararg, args.kwarg) if a} if args else set()
+            return names | {t.id for t in ast.walk(f) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+
+        outer = stored(fn)
+        # only a function that outlives the call of its enclosing one keeps state: one returned (a factory), not a
+        # helper forward defines and calls on its own fresh variables
+        escaped = {id(n) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+                   for n in ast.walk(r.value) if isinstance(n, ast.Lambda)}
+        returned = {n.id for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+                    for n in ast.walk(r.value) if isinstance(n, ast.Name)}
+        for g in ast.walk(fn):
+            if g is fn or not isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if id(g) not in escaped and getattr(g, "name", None) not in returned:
+                continue
+            free = outer - stored(g)
+            for sub in ast.walk(g):
+                target = None
+                if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    for t in (sub.targets if isinstance(sub, ast.Assign) else [sub.target]):
+                        if isinstance(t, (ast.Attribute, ast.Subscript)) and _root(t) in free:
+                            target = t
+                elif (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+                      and sub.func.attr in MUTATING_METHODS and _root(sub.func.value) in free):
+                    target = sub.func.value
+                if target is not None:
+                    self.add("state-in-forward", f"'{ast.unparse(target)}' is a variable of the enclosing function, "
+                             "changed by a function defined inside it: state kept across calls in a closure", sub)
 
     def _check_device_probes(self, fn: ast.FunctionDef) -> None:
         """Forward may pass a device along (device=x.device, .to(x.device)), not look at it: a candidate verified on a
