@@ -99,3 +99,15 @@ def test_a_container_that_claims_to_be_a_tuple_is_refused_at_runtime_too():
     src = (CORPUS / "problems" / "two_outputs.py").read_text()
     v = verify_batch(src, [path.read_text()], static_checks=False)[0]
     assert not v.ok and v.stage == "correctness" and "output-type" in v.rules, v.summary()
+
+
+@pytest.mark.parametrize("name", ["relu__device_counter_stops_computing.py", "relu__replay_first_timed_output.py"])
+def test_state_kept_in_a_closure_is_refused_statically_and_at_runtime(name):
+    """These kept a call counter in a closure's device memory and were timing cheats (right in every correctness
+    trial). Round 4: the static rules refuse a closure that changes its enclosing function's variables, and with them
+    off the worker finds every tensor the candidate holds, wherever (the garbage collector tracks them all): one that
+    forward changed or left behind is state, at correctness."""
+    path = CORPUS / "cheats" / name
+    src = (CORPUS / "problems" / "relu.py").read_text()
+    v = verify_batch(src, [path.read_text()], static_checks=False, time_on_cpu=True, compile_baseline=False)[0]
+    assert not v.ok and v.stage == "correctness" and "state-in-forward" in v.rules, v.summary()

@@ -276,6 +276,45 @@ def _finish() -> None:
     _exit(0)
 
 
+def _tensors_in(x, out: dict) -> dict:
+    """The tensors in the worker's own structures (lists, tuples, dicts of them, by exact type), by id."""
+    if type(x) in (list, tuple):
+        for v in x:
+            _tensors_in(v, out)
+    elif type(x) is dict:
+        for v in x.values():
+            _tensors_in(v, out)
+    elif type(x) is torch.Tensor:
+        out[id(x)] = x
+    return out
+
+
+def _held_tensors(*own) -> dict[int, torch.Tensor]:
+    """Every tensor alive in this process that is not among `own` (the worker's own: its inputs, copies of outputs,
+    snapshots) nor `_WORKER`'s (alive before the candidate was imported): the tensors the candidate holds, wherever it
+    keeps them (a closure, an object, lists nested deeper than kept_tensors looks). The garbage collector tracks every
+    tensor object; types are read with type(), never isinstance (which asks an object's own __class__)."""
+    skip = _tensors_in(list(own), dict(_WORKER))
+    return {id(o): o for o in gc.get_objects() if issubclass(type(o), torch.Tensor) and id(o) not in skip}
+
+
+_WORKER: dict[int, torch.Tensor] = {}  # the worker's tensors alive before the candidate is imported (kept alive here)
+
+
+def _held_changes(before: dict, snap: dict, now: dict) -> list[str]:
+    """What forward did to the tensors the candidate holds outside its module: changed one it held before its first
+    call, or left behind one it allocated (state kept across calls: a call counter, a cache)."""
+    out = []
+    for k, t in before.items():
+        if k in now and (t.shape != snap[k].shape or not _equal(torch.Tensor.detach(t), snap[k])):
+            out.append(f"a {tuple(t.shape)} {str(t.dtype).replace('torch.', '')} tensor it holds outside the module")
+    new = [t for k, t in now.items() if k not in before]
+    if new:
+        out.append(f"{len(new)} tensor(s) it allocated in forward and kept (shapes "
+                   + ", ".join(str(tuple(t.shape)) for t in new[:4]) + ")")
+    return out
+
+
 def _plain(out, on_device: bool = False):
     """Copies of forward's outputs as plain tensors, on the CPU (or, `on_device`, where they are); a subclass
     or a non-tensor is reported, not converted. Containers must be plain lists or tuples (by type, not by
@@ -467,6 +506,7 @@ def main(job_path: str) -> int:
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
     oplog = _OpLog()
     t0 = _clock()
+    _WORKER.update((id(o), o) for o in gc.get_objects() if issubclass(type(o), torch.Tensor))
     try:
         cand = load_module("candidate.py", "candidate")
         ModelNew = cand.ModelNew
@@ -483,7 +523,14 @@ def main(job_path: str) -> int:
             model = ModelNew(*cfg["init"]).to(device)
             if cfg.get("perturb"):
                 perturb_parameters(model, cfg["seed"])
-            kept = snapshot(kept_tensors(model, vars(cand)))
+            live = kept_tensors(model, vars(cand))
+            kept = snapshot(live)
+            # every other tensor the candidate holds (a closure, an object, a list three deep): compared after the
+            # trials, with those its forward left alive (a call counter in device memory kept right for the
+            # verifier's calls and wrong after the thousandth)
+            gc.collect()
+            held = _held_tensors(live, kept, result["trials"])
+            held_snap = {k: torch.Tensor.detach(t).clone() for k, t in held.items()}
         except BaseException as e:
             result["error"] = error_info("init", e)
             break
@@ -516,6 +563,10 @@ def main(job_path: str) -> int:
         try:
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in changed_tensors(kept,
                                                                                        kept_tensors(model, vars(cand)))]
+            gc.collect()  # cyclic garbage of the trials is not state
+            now = _held_tensors(kept_tensors(model, vars(cand)), kept, held_snap, result["trials"])
+            result["state_changed"] += [f"{cfg['label']}: {n}" for n in _held_changes(held, held_snap, now)]
+            held = held_snap = now = None
         except BaseException as e:
             result["state_changed"].append(f"{cfg['label']}: unreadable ({type(e).__name__})")
         if cfg["label"] == "base" and base is None:

@@ -1,5 +1,7 @@
 # problem: relu
-# expect: performance timed-output-mismatch
+# expect: static state-in-forward
+# note: moved from timing_cheats/: static rules now refuse its closure's box.append (a closure's state); tests/test_corpus.py
+# runs it with them off, where the worker's scan of the tensors it holds must reject it (correctness state-in-forward)
 """ReLU whose kernel keeps a call counter in device memory and stops computing after the correctness
 trials: the timing phase would time a kernel that stores nothing. The counter hides in a closure (no
 static rule sees it, and it is not among the module's tensors, which the correctness layer watches);

@@ -1,5 +1,7 @@
 # problem: relu
-# expect: performance timed-output-mismatch
+# expect: static state-in-forward
+# note: moved from timing_cheats/: static rules now refuse its closure's box.append (a closure's state); tests/test_corpus.py
+# runs it with them off, where the worker's scan of the tensors it holds must reject it (correctness state-in-forward)
 """ReLU that computes honestly through its correctness trials and the first call of the timing phase
 (8 calls in all: see the counter cheat beside it), then replays the last result from a buffer it
 keeps, whatever the input: when the timing loop repeats its inputs the replay is right. Counter and
