@@ -38,6 +38,8 @@ import threading
 import weakref
 from contextlib import nullcontext
 
+from . import sampling  # RowSampler's top-p and Gumbel noise (sampling imports this module: use attributes)
+
 log = logging.getLogger(__name__)
 
 ENV = "TRITONRL_FAST_DECODE"
@@ -274,11 +276,7 @@ class Runner:
         if self.sample:
             x = x / self.temp
             if self.nucleus:
-                sorted_logits, order = torch.sort(x, descending=True, dim=-1)
-                probs = torch.softmax(sorted_logits, dim=-1)
-                drop_sorted = probs.cumsum(-1) - probs >= self.top_p
-                drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
-                x = x.masked_fill(drop, float("-inf"))
+                x = sampling.top_p_filter(x, self.top_p)
             g = self.gumbel.index_select(1, self.t).squeeze(1)  # [B, V]: log(-log(u)), so x - g is RowSampler's
             x = x - g
         nxt = x.argmax(-1)
@@ -367,7 +365,7 @@ class Runner:
                 for b, gen in enumerate(sampler.gens):
                     self.gumbel[b, :k].uniform_(0, 1, generator=gen)
                 u = self.gumbel[:, :k]
-                u.copy_(torch.log(-torch.log(u.clamp(1e-10, 1 - 1e-7))))
+                u.copy_(sampling.gumbel(u))
             if close is not None:
                 force = torch.full((k, B), -1, dtype=torch.long)
                 for j in range(k):
@@ -446,8 +444,6 @@ def generate(model, input_ids, attention_mask, procs: list, max_new_tokens: int,
     them. `graph`: capture a CUDA graph (default: on CUDA unless TRITONRL_FAST_DECODE=eager)."""
     import torch
 
-    from .sampling import ClosePlan, RowSampler
-
     m = mode()
     if m == "off":
         return None
@@ -459,9 +455,9 @@ def generate(model, input_ids, attention_mask, procs: list, max_new_tokens: int,
             reason = "max_new_tokens < 1"
         sampler = close = None
         for p in procs:
-            if isinstance(p, RowSampler) and sampler is None and close is None:
+            if isinstance(p, sampling.RowSampler) and sampler is None and close is None:
                 sampler = p
-            elif isinstance(p, ClosePlan) and close is None:
+            elif isinstance(p, sampling.ClosePlan) and close is None:
                 close = p
             elif reason is None:
                 reason = f"logits processor {type(p).__name__}"

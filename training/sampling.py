@@ -30,14 +30,29 @@ class RowSampler:
         import torch
 
         logits = scores.float() / self.t
-        if self.top_p < 1.0:  # drop the tail outside the smallest set whose probability reaches top_p
-            sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
-            probs = torch.softmax(sorted_logits, dim=-1)
-            drop_sorted = probs.cumsum(-1) - probs >= self.top_p  # the mass before a token; the first always stays
-            drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
-            logits = logits.masked_fill(drop, float("-inf"))
+        if self.top_p < 1.0:
+            logits = top_p_filter(logits, self.top_p)
         noise = torch.stack([torch.rand(scores.shape[-1], generator=g, device=scores.device) for g in self.gens])
-        return logits - torch.log(-torch.log(noise.clamp(1e-10, 1 - 1e-7)))
+        return logits - gumbel(noise)
+
+
+def top_p_filter(logits, top_p):
+    """`logits` with the tail outside the smallest set whose probability reaches `top_p` set to -inf (`top_p` a
+    float or a 0-dim tensor: the fast decode path's captured step reads it from a tensor)."""
+    import torch
+
+    sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
+    probs = torch.softmax(sorted_logits, dim=-1)
+    drop_sorted = probs.cumsum(-1) - probs >= top_p  # the mass before a token; the first always stays
+    drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
+    return logits.masked_fill(drop, float("-inf"))
+
+
+def gumbel(u):
+    """log(-log(u)) of uniform noise `u`: `logits - gumbel(u)` has its argmax distributed as softmax(logits)."""
+    import torch
+
+    return torch.log(-torch.log(u.clamp(1e-10, 1 - 1e-7)))
 
 
 CACHE = "static"  # the KV cache `sample_rows` generates with
