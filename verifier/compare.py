@@ -30,24 +30,18 @@ def _sorted_keys(x: dict) -> list:
     return sorted(dict.keys(x), key=lambda k: (type(k) is str, k))
 
 
-def _flatten(x) -> list:
+def _flatten(x, keys: list | None = None) -> list:
+    """The outputs in `x`, in order; each dict's sorted keys are appended to `keys` as the walk meets them."""
     # by type, not isinstance (which asks the object's own __class__): only plain lists and tuples (and torch's
     # named tuples) and plain dicts are containers; anything else is one output, and not a tensor
     if type(x) in CONTAINERS:
-        return [t for v in x for t in _flatten(v)]
-    if _plain_dict(x):
-        return [t for k in _sorted_keys(x) for t in _flatten(dict.__getitem__(x, k))]
-    return [x]
-
-
-def _keys(x) -> list:
-    """The keys of every dict in an output, in the order `_flatten` visits them."""
-    if type(x) in CONTAINERS:
-        return [k for v in x for k in _keys(v)]
+        return [t for v in x for t in _flatten(v, keys)]
     if _plain_dict(x):
         ks = _sorted_keys(x)
-        return [ks] + [k for key in ks for k in _keys(dict.__getitem__(x, key))]
-    return []
+        if keys is not None:
+            keys.append(ks)
+        return [t for k in ks for t in _flatten(dict.__getitem__(x, k), keys)]
+    return [x]
 
 
 def _what(x) -> str:
@@ -99,9 +93,10 @@ def compare(ref, out, atol: float | None = None, rtol: float | None = None) -> t
     """(ok, message, max_abs_err, max_rel_err) of a candidate output against the reference.
 
     `atol`/`rtol` override the dtype's default tolerances when given."""
-    refs, outs = _flatten(ref), _flatten(out)
-    if _keys(ref) != _keys(out):
-        return False, f"forward returned dict keys {_keys(out)}, the reference {_keys(ref)}", INF, INF
+    ref_keys, out_keys = [], []
+    refs, outs = _flatten(ref, ref_keys), _flatten(out, out_keys)
+    if ref_keys != out_keys:
+        return False, f"forward returned dict keys {out_keys}, the reference {ref_keys}", INF, INF
     if len(refs) != len(outs):
         return False, f"forward returned {len(outs)} outputs, the reference {len(refs)}", INF, INF
     max_abs = max_rel = 0.0

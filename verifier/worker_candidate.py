@@ -48,8 +48,6 @@ ALLOWED_OPS = {
 LAUNCH_OPS = {"set_"}
 
 
-
-
 # Plain data a kernel may be handed besides tensors, Triton's own objects and torch's dtypes and devices.
 _DATA_TYPES = (int, float, bool, complex, str, bytes, type(None))
 _LIBRARIES = ("triton", "torch", "numpy")
