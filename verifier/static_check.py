@@ -694,7 +694,7 @@ class _Checker:
                          "by name (triton.language, @triton.jit functions, its arguments)", sub)
                 return
             if self.aliases.resolve(_dotted(f)).startswith("math.") and not all(
-                    self._kernel_constant(a, params) for a in [*sub.args, *(k.value for k in sub.keywords)]):
+                    self._constant(a, params) for a in [*sub.args, *(k.value for k in sub.keywords)]):
                 # math.ldexp(q, -20) on a value the kernel loaded: the interpreter hands math a Python number (through
                 # __index__) and the work runs in plain Python; a compiled kernel cannot call math on its values
                 self.add("forbidden-call", f"kernel '{kernel}' calls '{ast.unparse(f)}' on a runtime value: math.* in "
@@ -719,40 +719,30 @@ class _Checker:
                                                      and isinstance(sub.left.value, str)):
             self.add("forbidden-call", f"kernel '{kernel}' formats its values into a string (plain Python)", sub)
 
-    def _constant(self, v: ast.AST, depth: int = 0) -> bool:
-        """A module-level value kernel code may read: a constant, tl.constexpr(constant), tl.float32, math.log(2),
-        another such module-level name, arithmetic of them."""
+    def _constant(self, v: ast.AST, params: dict[str, ast.arg] | None = None, depth: int = 0) -> bool:
+        """A value known when the kernel is compiled: a constant, tl.constexpr(constant), tl.float32, math.log(2), a
+        module-level name bound to such a value, a tl.constexpr parameter of the kernel (`params`), arithmetic and
+        math.* of them."""
         if depth > 20:
             return False
+        if isinstance(v, ast.Name) and params and v.id in params:
+            ann = params[v.id].annotation
+            return ann is not None and self.aliases.resolve(_dotted(ann)).endswith("constexpr")
         if isinstance(v, ast.Constant):
             return True
         if isinstance(v, ast.Name) and v.id in self.module_values and v.id not in self.aliases.names:
-            return self._constant(self.module_values[v.id], depth + 1)
+            return self._constant(self.module_values[v.id], None, depth + 1)
         if isinstance(v, (ast.Attribute, ast.Name)):
             return bool(self._imported(v)) and self._imported(v).split(".")[0] in ("triton", "math")
         if isinstance(v, ast.UnaryOp):
-            return self._constant(v.operand, depth + 1)
+            return self._constant(v.operand, params, depth + 1)
         if isinstance(v, ast.BinOp):
-            return self._constant(v.left, depth + 1) and self._constant(v.right, depth + 1)
+            return self._constant(v.left, params, depth + 1) and self._constant(v.right, params, depth + 1)
         if isinstance(v, ast.Call):
             f = self.aliases.resolve(_dotted(v.func))
             return ((f in ("triton.language.constexpr", "triton.language.core.constexpr") or f.startswith("math."))
-                    and all(self._constant(a, depth + 1) for a in v.args) and not v.keywords)
+                    and all(self._constant(a, params, depth + 1) for a in v.args) and not v.keywords)
         return False
-
-    def _kernel_constant(self, v: ast.AST, params: dict[str, ast.arg]) -> bool:
-        """A value known when the kernel is compiled: a module-level constant, a tl.constexpr parameter, arithmetic
-        and math.* of them."""
-        if isinstance(v, ast.Name) and v.id in params:
-            ann = params[v.id].annotation
-            return ann is not None and self.aliases.resolve(_dotted(ann)).endswith("constexpr")
-        if isinstance(v, ast.UnaryOp):
-            return self._kernel_constant(v.operand, params)
-        if isinstance(v, ast.BinOp):
-            return self._kernel_constant(v.left, params) and self._kernel_constant(v.right, params)
-        if isinstance(v, ast.Call) and self.aliases.resolve(_dotted(v.func)).startswith("math."):
-            return all(self._kernel_constant(a, params) for a in v.args) and not v.keywords
-        return self._constant(v)
 
     def check_kernel_objects(self) -> None:
         """A kernel object is launched (k[grid](...)), called from kernel code, or handed to triton's decorators; its
