@@ -10,6 +10,9 @@
 #   SFT_MIN plus 90 s for loading and the final save), PROMPTS (an RL prompts.jsonl; default the committed benchmarks/rl_prompts_h200.jsonl), HELD_S, LSP_S, HELD_N; RESUME=1
 #   continues the runs in /dev/shm (a warm machine's) instead of starting afresh; DATA the corpus files (default
 #   "data/corpus.jsonl data/corpus_tiny.jsonl"; a snapshot of a corpus still growing, say)
+#   TRAIN=0 skips training and measures the bf16 models a warm machine's /dev/shm/model_s<SEED> still holds (the
+#   follow-up call when training fills a call); MOD_S>0 adds the hand-written modules, n=8, GPU verdicts, every seed
+#   (benchmarks/module_pass_rate.py)
 set -u
 SFT_MIN=${SFT_MIN:-5.0}
 NEED_S=$(python3 -c "print(int(float('$SFT_MIN') * 60 + 90))"); SFT_S=${SFT_S:-$NEED_S}
@@ -21,17 +24,18 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH=/tmp/site:$PWD TRITONRL_TMPDIR=/dev/shm PYTHONUNBUFFERED=1 TRL_EXPERIMENTAL_SILENCE=1
 P=${PROMPTS:-benchmarks/rl_prompts_h200.jsonl}
 L=/dev/shm/sft_logs; rm -rf $L; mkdir -p $L
-log "sft, seeds: $SEEDS"
-for S in $SEEDS; do
-  [ "${RESUME:-0}" = 1 ] || rm -rf /dev/shm/sft_s$S
-  ( timeout -k 10 $SFT_S python3 -m training.sft --config small --data ${DATA:-data/corpus.jsonl data/corpus_tiny.jsonl} \
-      --out /dev/shm/sft_s$S --max-steps ${STEPS:-1700} --time-limit $SFT_MIN --seed $S > $L/sft_s$S.log 2>&1
-    echo "rc=$?" >> $L/sft_s$S.log ) &
-done
-wait; log "trained"
-for S in $SEEDS; do
-  echo "seed $S: $(grep -E 'train_loss' $L/sft_s$S.log | tail -1 | cut -c1-200) $(tail -1 $L/sft_s$S.log)"
-  python3 - /dev/shm/sft_s$S/final /dev/shm/model_s$S <<'PY' >> $L/sft_s$S.log 2>&1
+if [ "${TRAIN:-1}" = 1 ]; then
+  log "sft, seeds: $SEEDS"
+  for S in $SEEDS; do
+    [ "${RESUME:-0}" = 1 ] || rm -rf /dev/shm/sft_s$S
+    ( timeout -k 10 $SFT_S python3 -m training.sft --config small --data ${DATA:-data/corpus.jsonl data/corpus_tiny.jsonl} \
+        --out /dev/shm/sft_s$S --max-steps ${STEPS:-1700} --time-limit $SFT_MIN --seed $S > $L/sft_s$S.log 2>&1
+      echo "rc=$?" >> $L/sft_s$S.log ) &
+  done
+  wait; log "trained"
+  for S in $SEEDS; do
+    echo "seed $S: $(grep -E 'train_loss' $L/sft_s$S.log | tail -1 | cut -c1-200) $(tail -1 $L/sft_s$S.log)"
+    python3 - /dev/shm/sft_s$S/final /dev/shm/model_s$S <<'PY' >> $L/sft_s$S.log 2>&1
 import json, shutil, sys, torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 src, dst = sys.argv[1], sys.argv[2]
@@ -41,10 +45,11 @@ AutoTokenizer.from_pretrained(src).save_pretrained(dst)
 shutil.copy(f"{src}/tritonrl.json", dst)
 print("bf16 model:", sum(p.numel() for p in m.parameters()), "params", json.load(open(f"{dst}/tritonrl.json")))
 PY
-  cp -r /dev/shm/sft_s$S/runs /dev/shm/model_s$S/sft_tb 2>/dev/null
-  tar cf - -C /dev/shm model_s$S | split -b 15M - $OUT/model_s$S.tar.part-
-done
-ls -la $OUT
+    cp -r /dev/shm/sft_s$S/runs /dev/shm/model_s$S/sft_tb 2>/dev/null
+    tar cf - -C /dev/shm model_s$S | split -b 15M - $OUT/model_s$S.tar.part-
+  done
+  ls -la $OUT
+fi
 if [ "${HELD_S:-110}" != 0 ]; then
   log "held-out"
   for S in $SEEDS; do
@@ -53,6 +58,11 @@ if [ "${HELD_S:-110}" != 0 ]; then
   done
   wait; log "held-out done"
   for S in $SEEDS; do echo "seed $S: $(tail -c 200 $L/heldout_s$S.json 2>/dev/null)"; done
+fi
+if [ "${MOD_S:-0}" != 0 ]; then
+  log "hand-written modules"; MODS=""; for S in $SEEDS; do MODS="$MODS --model /dev/shm/model_s$S"; done
+  timeout -k 10 $MOD_S python3 benchmarks/module_pass_rate.py $MODS -n 8 --seed 0 --device cuda \
+    --out $L/module_pass_rate_h200.md > $L/modules.log 2>&1; log "rc=$?"; cat $L/module_pass_rate_h200.md
 fi
 if [ "${LSP_S:-150}" != 0 ]; then
   log "lsp latency (seed $FIRST)"
