@@ -1,6 +1,6 @@
 """Supervised fine-tuning on verified samples: `python -m training.sft`.
 
-    python -m training.sft [--config tiny|small|FILE.json] [--model HF_DIR [--lora]] [--data A.jsonl ...]
+    python -m training.sft [--config tiny|small|medium|FILE.json] [--model HF_DIR [--lora]] [--data A.jsonl ...]
                            [--feedback FEEDBACK.sqlite3] [--out DIR] [--max-steps N]
 
 TRL's SFTTrainer on prompt-completion pairs: the prompt is the one shared prompt format
@@ -26,6 +26,10 @@ CONFIGS = {
     # the embedded default's scale: fits the repo's 64 MiB budget in safetensors (fp16)
     "small": dict(hidden=384, layers=8, heads=6, intermediate=1024, vocab=4096, max_length=3072, max_steps=3000,
                   batch=8, grad_accum=2, lr=1e-3, save_steps=500, data=["data/corpus.jsonl"]),
+    # the largest that still fits the 64 MiB budget in bf16 (about 26M parameters, 53 MB): more capacity for a
+    # corpus that outgrew the small model's template retrieval
+    "medium": dict(hidden=512, layers=8, heads=8, intermediate=1376, vocab=4096, max_length=3072, max_steps=3000,
+                   batch=8, grad_accum=2, lr=7e-4, save_steps=500, data=["data/corpus.jsonl"]),
 }
 
 
