@@ -307,3 +307,50 @@ def test_a_helper_forward_defines_and_calls_on_its_own_variables_is_not_state():
            "    relu_kernel[(triton.cdiv(t.numel(), 1024),)](t, y, t.numel(), BLOCK=1024)\n    outs.append(y)\n" \
            "launch(x)\nreturn outs[0]\n"
     assert rules(cand(forward_body=body)) == set()
+
+
+SCALAR_PROBLEM = PROBLEM.replace("def forward(self, x):", "def forward(self, x, limit, factor):").replace(
+    "return [torch.randn(n)]", "return [torch.randn(n), 0.5, factor]").replace("n = 1024", "n = 1024\nfactor = 3")
+
+
+def scalar_cand(forward_body: str, extra: str = "", signature: str = "x, limit, factor") -> str:
+    return cand(forward_body, extra).replace("def forward(self, x):", f"def forward(self, {signature}):")
+
+
+@pytest.mark.parametrize("body,extra,signature", [
+    # forward's numbers from get_inputs(): host arithmetic on them is not torch compute
+    ("lo = -limit\nhi = 1.0 / limit\nfactor *= 2\n" + textwrap.dedent(HONEST_FORWARD), "", "x, limit, factor"),
+    # the same known from annotations when the problem is not given
+    ("lo = -limit\n" + textwrap.dedent(HONEST_FORWARD), "", "x: torch.Tensor, limit: float, factor: Optional[int] = None"),
+    # a helper of the launch that does arithmetic on block counts (every call passes numbers)
+    ("y = torch.empty_like(x)\nrelu_kernel[(nblocks(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)\nreturn y\n",
+     "\ndef nblocks(n, block=128):\n    return (n + block - 1) // block\n", "x, limit, factor"),
+    ("B = x.shape[0]\nrows = B * 2\ny = torch.empty_like(x)\nrelu_kernel[grid_for(rows, self.block)](x, y, x.numel(), "
+     "BLOCK=256)\nreturn y\n", "\ndef grid_for(n: int, block: int) -> tuple:\n    return (n // block + 1,)\n",
+     "x, limit, factor"),
+])
+def test_arithmetic_on_python_numbers_passes(body, extra, signature):
+    src = scalar_cand(body, "\nfrom typing import Optional\n" + extra, signature).replace(
+        "super().__init__()", "super().__init__()\n        self.block = 128")
+    assert {f.rule for f in check_candidate(src, SCALAR_PROBLEM)} == set()
+
+
+@pytest.mark.parametrize("body,extra", [
+    ("return x * limit\n", ""),                                           # x is a tensor
+    ("return add(x, x)\n", "\ndef add(a, b):\n    return a + b\n"),     # a helper passed a tensor
+    ("h = add\nk = add(1, 2)\nreturn h(x, x)\n", "\ndef add(a, b):\n    return a + b\n"),  # named, not only called
+    ("return scale(x, 2.0)\n", "\ndef scale(t: int, f: float):\n    return t * f\n"),  # an annotation that lies
+    ("return -x\n", ""),
+])
+def test_arithmetic_on_tensors_is_still_torch_compute(body, extra):
+    assert "torch-compute" in {f.rule for f in check_candidate(scalar_cand(body, extra), SCALAR_PROBLEM)}
+
+
+def test_dataclass_configs_pass_and_modules_imported_by_name_are_refused():
+    extra = ("\nfrom dataclasses import dataclass, field\nimport dataclasses\n\n@dataclass(frozen=True)\nclass Cfg:\n"
+             "    block: int = 256\n    warps: list = field(default_factory=list)\n\nC2 = dataclasses.replace(Cfg(), "
+             "block=128)\n")
+    assert rules(cand(HONEST_FORWARD, extra)) == set()
+    for bad in ("\nfrom typing import sys\n", "\nfrom dataclasses import sys\n", "\nfrom dataclasses import _FIELDS\n",
+                "\nimport dataclasses\nS = dataclasses.sys\n"):
+        assert "forbidden-import" in rules(cand(HONEST_FORWARD, bad)), bad

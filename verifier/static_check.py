@@ -15,7 +15,9 @@ from functools import lru_cache
 from .verdict import Finding
 
 ALLOWED_IMPORTS = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "triton", "triton.language",
-                   "triton.language.extra", "math", "typing", "__future__")
+                   "triton.language.extra", "math", "typing", "dataclasses", "__future__")
+# a frozen dataclass of tile sizes is a common way to hold a kernel's launch configuration
+DATACLASS_NAMES = {"dataclass", "field", "fields", "replace"}
 
 # torch.* calls that only allocate or describe; anything else in the forward path is torch compute.
 TORCH_ALLOC = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
@@ -75,6 +77,12 @@ DEVICE_PROBES = {"is_available", "device_count", "current_device", "get_device_p
                  "get_device_name", "is_initialized", "get_arch_list"}
 MODE_CALLS = {"is_grad_enabled", "is_inference_mode_enabled", "is_scripting", "is_compiling",
               "is_tracing", "are_deterministic_algorithms_enabled", "is_autocast_enabled"}
+# Annotations of values that are not tensors (a parameter so annotated holds a Python number, a shape, a dtype…)
+SCALAR_TYPES = {"int", "float", "bool", "str", "complex", "None", "NoneType", "tuple", "Tuple", "list", "List",
+                "Sequence", "Optional", "Union", "Literal", "Final", "constexpr", "dtype", "Size"}
+# Tensor methods that return Python numbers or shapes (x.numel(), x.size(1), x.stride())
+SCALAR_METHODS = {"numel", "size", "stride", "dim", "ndimension", "nelement", "element_size", "storage_offset",
+                  "is_contiguous", "is_floating_point", "is_complex"}
 # Python builtins kernel code may call (on constexprs, or Triton's own overloads)
 KERNEL_BUILTINS = {"range", "min", "max", "len", "print", "isinstance", "abs"}
 MUTATING_METHODS = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "add", "clear",
@@ -124,7 +132,7 @@ ESCAPE_MODULES = {"sys", "os", "builtins", "gc", "inspect", "importlib", "ctypes
 # is outside the API a Triton candidate needs.
 ALLOWED_NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "torch.linalg",
                       "torch.special", "torch.fft", "triton", "triton.language", "triton.language.math",
-                      "triton.language.extra", "math", "typing")
+                      "triton.language.extra", "math", "typing", "dataclasses")
 TOP_LEVEL_MODULES = ESCAPE_MODULES | {"torch", "triton", "math", "typing", "functools", "itertools", "collections",
                                       "random", "time", "warnings", "logging", "json", "re", "copy", "contextlib"}
 MODULE_NAMES_ROOTS = {"torch", "triton", "math", "nn", "F", "tl"}
@@ -223,6 +231,8 @@ class _Checker:
         self.kernel_defs: dict[str, ast.FunctionDef] = {}  # name -> the def whose body runs as kernel code
         self.module_names: set[str] = set()
         self.module_values: dict[str, ast.AST] = {}
+        # forward's arguments that the problem's get_inputs() gives as numbers (None: unknown, annotations decide)
+        self.forward_scalar_positions: set[int] | None = None
 
     def _imported(self, node: ast.AST) -> str:
         """The import-resolved dotted name of a Name/Attribute chain rooted at an imported name, else ''."""
@@ -300,6 +310,15 @@ class _Checker:
                     mods = [node.module or ""]
                     if node.module in ("torch", "triton", "torch.nn"):
                         mods += [f"{node.module}.{a.name}" for a in node.names]
+            if isinstance(node, ast.ImportFrom):
+                for a in node.names:
+                    if a.name in ESCAPE_MODULES:
+                        # `from typing import sys`: typing keeps sys as an attribute, and the name imported is sys
+                        self.add("forbidden-import", f"'from {node.module} import {a.name}' imports the module "
+                                 f"'{a.name}'; not allowed in a candidate", node)
+                    elif node.module == "dataclasses" and a.name not in DATACLASS_NAMES:
+                        self.add("forbidden-import", f"'from dataclasses import {a.name}': a candidate may use "
+                                 f"dataclasses for configuration ({', '.join(sorted(DATACLASS_NAMES))})", node)
             for m in mods:
                 ok = any(m == a or (a in ("triton.language.extra",) and m.startswith(a + ".")) for a in ALLOWED_IMPORTS)
                 if m in ("torch.nn.Module", "torch.nn.Parameter", "torch.Tensor", "torch.nn.functional"):
@@ -527,13 +546,267 @@ class _Checker:
                         todo.append(methods[f.attr])
         return [fn for fn in seen.values() if fn.name not in self.kernel_defs or fn is not self.kernel_defs[fn.name]]
 
+    # -- which names hold Python numbers, not tensors ----------------------------------------------
+    def _scalar_annotation(self, ann: ast.AST | None, depth: int = 0) -> bool:
+        """An annotation that names only non-tensor types: int, float, Optional[int], Tuple[int, int], tl.constexpr…"""
+        if ann is None or depth > 10:
+            return False
+        if isinstance(ann, ast.Constant):
+            if isinstance(ann.value, str):  # a forward reference, "Optional[int]"
+                try:
+                    return self._scalar_annotation(ast.parse(ann.value, mode="eval").body, depth + 1)
+                except SyntaxError:
+                    return False
+            return ann.value is None or ann.value is Ellipsis
+        if isinstance(ann, (ast.Name, ast.Attribute)):
+            name = self.aliases.resolve(_dotted(ann))
+            return bool(name) and name.split(".")[-1] in SCALAR_TYPES and (
+                "." not in name or name.split(".")[0] in ("typing", "triton", "torch", "builtins"))
+        if isinstance(ann, ast.Subscript):
+            return self._scalar_annotation(ann.value, depth + 1) and self._scalar_annotation(ann.slice, depth + 1)
+        if isinstance(ann, (ast.Tuple, ast.List)):
+            return all(self._scalar_annotation(e, depth + 1) for e in ann.elts)
+        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+            return self._scalar_annotation(ann.left, depth + 1) and self._scalar_annotation(ann.right, depth + 1)
+        return False
+
+    def _scalar_expr(self, e: ast.AST, names: set[str], attrs: set[str], depth: int = 0) -> bool:
+        """Whether `e` is a Python number (or a tuple of them, a shape, a string) wherever it runs: constants, sizes
+        and strides read from tensors, builtins and math on such values, and the names in `names` (locals and
+        parameters known to hold them) and `self.<attrs>`."""
+        if depth > 30:
+            return False
+        rec = lambda v: self._scalar_expr(v, names, attrs, depth + 1)  # noqa: E731
+        if isinstance(e, ast.Constant):
+            return True
+        if isinstance(e, ast.Name):
+            return e.id in names or (e.id not in self.aliases.names and e.id in self.module_values
+                                     and self._constant(self.module_values[e.id]))
+        if isinstance(e, ast.Attribute):
+            if e.attr in ("ndim", "shape"):
+                return True  # an int, a torch.Size
+            return isinstance(e.value, ast.Name) and e.value.id == "self" and e.attr in attrs
+        if isinstance(e, ast.Subscript):
+            v = e.value
+            return (rec(v) or (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                               and v.func.attr in SCALAR_METHODS)) and rec(e.slice)
+        if isinstance(e, ast.Slice):
+            return all(rec(x) for x in (e.lower, e.upper, e.step) if x is not None)
+        if isinstance(e, ast.Call):
+            f = e.func
+            args = [*e.args, *(k.value for k in e.keywords)]
+            if isinstance(f, ast.Attribute) and f.attr in SCALAR_METHODS and not isinstance(f.value, ast.Constant):
+                return _root(f.value) not in self.aliases.names and all(rec(a) for a in args)
+            if isinstance(f, ast.Name) and f.id in ("int", "float", "bool", "len", "str"):
+                return True  # a Python number (or text) whatever the argument is
+            if isinstance(f, ast.Name) and f.id in ("min", "max", "abs", "round", "divmod", "sum", "pow"):
+                return all(rec(a) for a in args)
+            name = self.aliases.resolve(_dotted(f))
+            if name.startswith("math.") or name in ("triton.cdiv", "triton.next_power_of_2"):
+                return all(rec(a) for a in args)
+            return False
+        if isinstance(e, ast.BinOp):
+            return not isinstance(e.op, ast.MatMult) and rec(e.left) and rec(e.right)
+        if isinstance(e, ast.UnaryOp):
+            return rec(e.operand)
+        if isinstance(e, ast.BoolOp):
+            return all(rec(v) for v in e.values)
+        if isinstance(e, ast.Compare):
+            return rec(e.left) and all(rec(c) for c in e.comparators)
+        if isinstance(e, ast.IfExp):
+            return rec(e.body) and rec(e.orelse) and rec(e.test)
+        if isinstance(e, (ast.Tuple, ast.List)):
+            return all(rec(x) for x in e.elts)
+        return False
+
+    @staticmethod
+    def _bindings(fn: ast.AST) -> dict[str, list[ast.AST | None]]:
+        """name -> the expressions bound to it in `fn` (None: a binding that is not a plain value: `with … as n`,
+        a loop over anything but range(), a tuple unpacked from a call); AugAssign binds the BinOp it computes."""
+        out: dict[str, list[ast.AST | None]] = {}
+
+        def bind(t: ast.AST, v: ast.AST | None) -> None:
+            if isinstance(t, ast.Name):
+                out.setdefault(t.id, []).append(v)
+            elif isinstance(t, (ast.Tuple, ast.List)):
+                if isinstance(v, (ast.Tuple, ast.List)) and len(v.elts) == len(t.elts) and not any(
+                        isinstance(x, ast.Starred) for x in [*t.elts, *v.elts]):
+                    for a, b in zip(t.elts, v.elts):
+                        bind(a, b)
+                else:  # a, b = x.shape: each element is a number if the whole is a shape or a tuple of numbers
+                    for a in t.elts:
+                        bind(a.value if isinstance(a, ast.Starred) else a,
+                             ast.Subscript(value=v, slice=ast.Constant(0)) if v is not None else None)
+            else:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        out.setdefault(n.id, []).append(None)
+
+        for sub in ast.walk(fn):
+            if isinstance(sub, ast.Assign):
+                for t in sub.targets:
+                    bind(t, sub.value)
+            elif isinstance(sub, ast.AnnAssign) and sub.value is not None:
+                bind(sub.target, sub.value)
+            elif isinstance(sub, ast.AugAssign):
+                bind(sub.target, ast.BinOp(left=sub.target, op=sub.op, right=sub.value))
+            elif isinstance(sub, ast.NamedExpr):
+                bind(sub.target, sub.value)
+            elif isinstance(sub, (ast.For, ast.comprehension)):
+                it = sub.iter
+                ok = isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                bind(sub.target, ast.Call(func=ast.Name(id="int", ctx=ast.Load()), args=[], keywords=[]) if ok
+                     else None)
+            elif isinstance(sub, ast.withitem) and sub.optional_vars is not None:
+                bind(sub.optional_vars, None)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not fn:
+                out.setdefault(sub.name, []).append(None)
+        return out
+
+    def _scalar_locals(self, fn: ast.AST, params: set[str], attrs: set[str]) -> set[str]:
+        """Parameters in `params` and the locals of `fn` whose every binding is a Python number (largest fixed point:
+        `n = n + 1` keeps n a number)."""
+        bindings = self._bindings(fn)
+        args = fn.args if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        all_params = {a.arg for a in (args.posonlyargs + args.args + args.kwonlyargs)} if args else set()
+        if args:
+            all_params |= {a.arg for a in (args.vararg, args.kwarg) if a}
+        names = (set(bindings) - all_params) | (params & all_params)
+        names = {n for n in names if n not in all_params or n in params}
+        while True:
+            drop = {n for n in names for v in bindings.get(n, [])
+                    if v is None or not self._scalar_expr(v, names, attrs)}
+            if not drop:
+                return names
+            names -= drop
+
+    def scalar_params(self, cls: ast.ClassDef, path: list[ast.AST]) -> dict[int, set[str]]:
+        """For each forward-path function, its parameters that hold Python numbers: annotated as int/float/…,
+        ModelNew.forward's positions where the problem's get_inputs() returns a number, and a helper's parameter that
+        every call in the file passes a number (the helper named nowhere else: not stored, not passed as a value)."""
+        fns = [fn for fn in path if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        parents: dict[int, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+        owner: dict[int, ast.ClassDef] = {id(n): c for c in self.classes.values() for n in c.body}
+        # self.<attr> assigned only Python numbers, in any method of any candidate class
+        attr_values: dict[str, list[tuple[ast.AST, ast.AST]]] = {}
+        for c in self.classes.values():
+            for m in c.body:
+                if not isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for sub in ast.walk(m):
+                    if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and sub.value is not None:
+                        for t in (sub.targets if isinstance(sub, ast.Assign) else [sub.target]):
+                            for n in ast.walk(t):
+                                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
+                                    v = sub.value if t is n else None
+                                    if isinstance(sub, ast.AugAssign):
+                                        v = ast.BinOp(left=ast.Attribute(value=n.value, attr=n.attr, ctx=ast.Load()),
+                                                      op=sub.op, right=sub.value)
+                                    attr_values.setdefault(n.attr, []).append((m, v))
+
+        def annotated(fn: ast.AST) -> set[str]:
+            a = fn.args
+            return {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs if self._scalar_annotation(p.annotation)}
+
+        def positional(fn: ast.AST) -> list[str]:
+            names = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+            return names[1:] if names and names[0] == "self" and id(fn) in owner else names
+
+        # where each function is called by name, or None when it is also named some other way
+        calls: dict[int, list[tuple[ast.AST, ast.Call]] | None] = {}
+        enclosing: dict[int, ast.AST] = {}
+        for f in [*self.functions.values(), *(n for c in self.classes.values() for n in c.body)]:
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for sub in ast.walk(f):
+                    enclosing.setdefault(id(sub), f)
+        forward = {id(n) for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"}
+        for fn in fns:
+            is_method = id(fn) in owner
+            if (id(fn) in forward or fn.decorator_list or fn.name.startswith("__")
+                    or (not is_method and self.functions.get(fn.name) is not fn)
+                    or (is_method and sum(isinstance(n, ast.FunctionDef) and n.name == fn.name
+                                          for c in self.classes.values() for n in c.body) != 1)):
+                calls[id(fn)] = None
+                continue
+            sites: list[tuple[ast.AST, ast.Call]] | None = []
+            for node in ast.walk(self.tree):
+                named = ((not is_method and isinstance(node, ast.Name) and node.id == fn.name)
+                         or (is_method and isinstance(node, ast.Attribute) and node.attr == fn.name))
+                if not named:
+                    continue
+                call = parents.get(id(node))
+                caller = enclosing.get(id(node))
+                if (not isinstance(call, ast.Call) or call.func is not node or caller is None
+                        or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)):
+                    sites = None
+                    break
+                sites.append((caller, call))
+            calls[id(fn)] = sites or None
+
+        known = self.forward_scalar_positions
+        problem_scalars = {p for n in cls.body if id(n) in forward
+                           for i, p in enumerate(positional(n)) if known is not None and i in known}
+        methods = [m for c in self.classes.values() for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        # every function whose locals matter: the forward path, the callers of its helpers, the methods that set attrs
+        everything = list({id(x): x for x in [*fns, *methods, *(caller for sites in calls.values() if sites
+                                                                 for caller, _ in sites)]}.values())
+        facts: dict[int, set[str]] = {}
+        for fn in everything:
+            a = fn.args
+            allp = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+            if id(fn) in forward:  # the problem's inputs where it writes them out, else forward's annotations
+                facts[id(fn)] = problem_scalars if known is not None else annotated(fn)
+            else:  # optimistic for a helper called by name: dropped below where a call passes anything else
+                facts[id(fn)] = annotated(fn) | (allp if calls.get(id(fn)) else set())
+        attrs = set(attr_values)
+        for _ in range(20):
+            local = {id(fn): self._scalar_locals(fn, facts[id(fn)], attrs) for fn in everything}
+            new_attrs = {k for k, vs in attr_values.items()
+                         if all(v is not None and self._scalar_expr(v, local.get(id(m), set()), attrs) for m, v in vs)}
+            new = {}
+            for fn in everything:
+                keep = set(facts[id(fn)])
+                sites = calls.get(id(fn))
+                if sites:
+                    pos = positional(fn)
+                    defaults = dict(zip(pos[len(pos) - len(fn.args.defaults):], fn.args.defaults))
+                    defaults.update({p.arg: d for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
+                    for p in list(keep):
+                        for caller, call in sites:
+                            given = [a for i, a in enumerate(call.args) if i < len(pos) and pos[i] == p]
+                            given += [k.value for k in call.keywords if k.arg == p]
+                            value = given[0] if given else defaults.get(p)
+                            c = caller.args
+                            caller_params = {a.arg for a in c.posonlyargs + c.args + c.kwonlyargs} - {"self"}
+                            if p in annotated(fn):  # an annotation is believed unless a possible tensor is passed
+                                lie = (isinstance(value, ast.Name) and value.id in caller_params
+                                       and value.id not in facts.get(id(caller), set()))
+                            else:
+                                lie = value is None or not self._scalar_expr(value, local[id(caller)], new_attrs)
+                            if lie:
+                                keep.discard(p)
+                                break
+                new[id(fn)] = keep
+            if new == facts and new_attrs == attrs:
+                break
+            facts, attrs = new, new_attrs
+        return facts
+
     def check_forward(self, cls: ast.ClassDef) -> None:
         methods = {n.name for c in [cls] + [self.classes[b.id] for b in cls.bases
                                              if isinstance(b, ast.Name) and b.id in self.classes]
                    for n in c.body if isinstance(n, ast.FunctionDef)}
-        for fn in self.forward_path(cls):
+        path = self.forward_path(cls)
+        scalars = self.scalar_params(cls, path)
+        for fn in path:
             assert isinstance(fn, ast.FunctionDef)
             params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self"}
+            # arithmetic on a parameter that holds a Python number (an int from get_inputs, a helper's block size) is
+            # host arithmetic, not torch compute; the runtime log still sees any ATen op it would run
+            maybe_tensors = params - scalars.get(id(fn), set())
             local_names = params | {t.id for sub in ast.walk(fn) if isinstance(sub, (ast.Assign, ast.For, ast.With))
                                     for t in ast.walk(sub) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
             self._check_device_probes(fn)
@@ -544,13 +817,14 @@ class _Checker:
                 elif isinstance(sub, ast.BinOp):
                     if isinstance(sub.op, ast.MatMult):
                         self.add("torch-compute", "the '@' operator runs torch matmul in forward", sub)
-                    elif any(isinstance(s, ast.Name) and s.id in params for s in (sub.left, sub.right)):
+                    elif any(isinstance(s, ast.Name) and s.id in maybe_tensors for s in (sub.left, sub.right)):
                         self.add("torch-compute", "arithmetic on an input tensor in forward runs torch, "
                                  "not Triton", sub)
-                elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id in params:
+                elif (isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name)
+                      and sub.target.id in maybe_tensors):
                     self.add("torch-compute", "in-place arithmetic on an input tensor runs torch", sub)
                 elif isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub) and isinstance(sub.operand, ast.Name) \
-                        and sub.operand.id in params:
+                        and sub.operand.id in maybe_tensors:
                     self.add("torch-compute", "negating an input tensor runs torch", sub)
                 elif isinstance(sub, ast.Attribute):
                     if sub.attr in MODE_ATTRS and isinstance(sub.ctx, ast.Load):
@@ -812,6 +1086,45 @@ def _class_method(tree: ast.Module, cls: str, meth: str) -> tuple[ast.ClassDef |
     return None, None
 
 
+def _number_positions(problem: ast.Module) -> set[int] | None:
+    """Positions of get_inputs()'s list that are Python numbers in every return (`[x, 0.5, factor]` with
+    `factor = 3` at module level): forward receives those arguments as numbers, not tensors. None where get_inputs
+    returns no list written out."""
+    consts: dict[str, ast.AST] = {}
+    for node in problem.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            consts[node.targets[0].id] = node.value
+
+    def number(e: ast.AST, depth: int = 0) -> bool:
+        if depth > 10:
+            return False
+        if isinstance(e, ast.Constant):
+            return type(e.value) in (int, float, bool)
+        if isinstance(e, ast.Name):
+            return e.id in consts and number(consts[e.id], depth + 1)
+        if isinstance(e, ast.UnaryOp):
+            return number(e.operand, depth + 1)
+        if isinstance(e, ast.BinOp):
+            return number(e.left, depth + 1) and number(e.right, depth + 1)
+        return False
+
+    found: set[int] | None = None
+    for node in problem.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "get_inputs":
+            for r in ast.walk(node):
+                if isinstance(r, ast.Return):
+                    if not isinstance(r.value, (ast.List, ast.Tuple)):
+                        return None
+                    here = set()
+                    for i, e in enumerate(r.value.elts):
+                        if isinstance(e, ast.Starred):
+                            break
+                        if number(e):
+                            here.add(i)
+                    found = here if found is None else found & here
+    return found
+
+
 def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[Finding]:
     """Run the parse and static layers; return findings (empty when the candidate may run)."""
     try:
@@ -822,6 +1135,7 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
     if cls is None:
         return [Finding("parse", "missing-modelnew", "candidate defines no top-level class ModelNew", None)]
     out: list[Finding] = []
+    ref = None
     if problem_src is not None:
         try:
             ref = ast.parse(problem_src)
@@ -842,6 +1156,8 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
     if out:
         return out
     c = _Checker(tree)
+    if problem_src is not None and ref is not None:
+        c.forward_scalar_positions = _number_positions(ref)
     c.collect()
     if not c.kernels:
         c.add("no-triton-kernel", "candidate defines no @triton.jit kernel", None)
