@@ -22,7 +22,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import _interp_bf16
+from . import _interp_bf16, _interp_libdevice
 from .compare import CONTAINERS, _plain_dict
 from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters, seed_all,
                            serve, snapshot, to_device, write_json)
@@ -502,6 +502,7 @@ def main(job_path: str) -> int:
         _untimed_autotune()
         _log_interpreter_text()
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
+        _interp_libdevice.install()  # libdevice.erf / tanh / … in numpy (the interpreter's are stubs)
     oplog = _OpLog()
     t0 = _clock()
     _WORKER.update((id(o), o) for o in gc.get_objects() if issubclass(type(o), torch.Tensor))
