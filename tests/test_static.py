@@ -354,3 +354,45 @@ def test_dataclass_configs_pass_and_modules_imported_by_name_are_refused():
     for bad in ("\nfrom typing import sys\n", "\nfrom dataclasses import sys\n", "\nfrom dataclasses import _FIELDS\n",
                 "\nimport dataclasses\nS = dataclasses.sys\n"):
         assert "forbidden-import" in rules(cand(HONEST_FORWARD, bad)), bad
+
+
+MAIN_BLOCK = """
+if __name__ == "__main__":
+    import time
+    x = torch.randn(4096, device="cuda")
+    m = ModelNew()
+    torch.testing.assert_close(m(x), torch.relu(x))
+    print("ms", triton.testing.do_bench(lambda: m(x)), time.time())
+"""
+
+
+def test_a_self_test_under_the_main_guard_is_not_candidate_code():
+    assert rules(cand() + MAIN_BLOCK) == set()
+    # the block runs only where __name__ is "__main__": not when imported, unless the candidate rebinds __name__
+    assert rules(cand() + "\n__name__ = '__main__'\n" + MAIN_BLOCK) == {"monkey-patch"}
+    assert "module-side-effect" in rules(cand() + MAIN_BLOCK.replace("==", "!="))
+    assert "forbidden-import" in rules(cand() + MAIN_BLOCK.replace("if __name__", "if True or __name__"))
+
+
+@pytest.mark.parametrize("decorator,method", [
+    ("@staticmethod", "def _grid(n):\n        return ((n + 1023) // 1024,)\n"),
+    ("@classmethod", "def _grid(cls, n):\n        return ((n + 1023) // 1024,)\n"),
+    ("@property", "def _grid(self):\n        return (4,)\n"),
+])
+def test_builtin_method_decorators_on_forward_path_helpers_pass(decorator, method):
+    call = "self._grid" if decorator == "@property" else "self._grid(x.numel())"
+    src = cand(f"y = torch.empty_like(x)\nrelu_kernel[{call}](x, y, x.numel(), BLOCK=1024)\nreturn y\n")
+    src = src.replace("    def forward(self, x):", f"    {decorator}\n    {method}\n    def forward(self, x):")
+    assert rules(src) == set()
+
+
+def test_no_grad_and_shape_helpers_pass_in_forward():
+    body = ("with torch.no_grad():\n    s = torch.broadcast_shapes(x.shape, (1,))\n    y = torch.empty(s, device=x.device)\n"
+            "    relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)\nreturn y\n")
+    assert rules(cand(body)) == set()
+    assert rules(cand().replace("    def forward", "    @torch.no_grad()\n    def forward")) == set()
+    # a decorator of the candidate's own, or a builtin's name rebound, is still refused
+    own = cand(extra="\ndef memo(f):\n    return f\n").replace("    def forward", "    @memo\n    def forward")
+    assert "state-in-forward" in rules(own)
+    rebound = cand(extra="\ndef staticmethod(f):\n    return f\n").replace("    def forward", "    @staticmethod\n    def forward")
+    assert "state-in-forward" in rules(rebound)

@@ -22,7 +22,7 @@ DATACLASS_NAMES = {"dataclass", "field", "fields", "replace"}
 # torch.* calls that only allocate or describe; anything else in the forward path is torch compute.
 TORCH_ALLOC = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
                "full_like", "Size", "device", "finfo", "iinfo", "is_tensor", "numel", "get_default_dtype",
-               "promote_types", "result_type"}
+               "promote_types", "result_type", "broadcast_shapes", "is_floating_point", "is_complex", "no_grad"}
 TORCH_CUDA_OK = {"current_device", "current_stream", "synchronize", "device", "is_available", "device_count",
                  "get_device_properties", "get_device_capability"}
 # Tensor methods that allocate, describe or re-view memory (plus copies and fills of scratch buffers).
@@ -58,8 +58,9 @@ REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id", "type", "hasattr"}
 TORCH_FORBIDDEN_ATTRS = {"ops", "compile", "jit", "library", "fx", "overrides", "autograd", "backends",
                          "manual_seed", "seed", "use_deterministic_algorithms", "utils", "hub", "export",
                          "compiler", "func", "vmap", "package", "distributed", "multiprocessing", "profiler",
-                         "set_grad_enabled", "inference_mode", "no_grad", "enable_grad", "random", "testing",
+                         "set_grad_enabled", "inference_mode", "enable_grad", "random", "testing",
                          "load", "save", "from_file", "serialization", "UntypedStorage", "TypedStorage", "storage"}
+# torch.no_grad() (a context manager or a decorator of forward) changes only whether autograd records: allowed
 TORCH_CUDA_FORBIDDEN = {"Event", "Stream", "stream", "graph", "CUDAGraph", "set_stream", "manual_seed",
                         "manual_seed_all", "set_device", "nvtx", "memory", "empty_cache", "set_rng_state",
                         "ExternalStream", "make_graphed_callables"}
@@ -348,7 +349,7 @@ class _Checker:
             if (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1
                     and isinstance(parent.targets[0], ast.Name)):
                 continue  # a new name for it (an alias, checked as one)
-            if isinstance(parent, ast.If) and "__name__" in ast.unparse(parent.test):
+            if _is_main_guard(parent):
                 continue
             full = self._imported(node)
             if full and _is_module_path(full):
@@ -481,7 +482,7 @@ class _Checker:
                 self.add("module-side-effect", "module-level statements other than imports, definitions and "
                          "constants are not allowed", node)
             elif isinstance(node, (ast.If, ast.For, ast.While, ast.With)):
-                if not (isinstance(node, ast.If) and "__name__" in ast.unparse(node.test)):
+                if not _is_main_guard(node):
                     self.add("module-side-effect", "module-level control flow is not allowed", node)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 for sub in ast.walk(node.value):
@@ -694,6 +695,10 @@ class _Checker:
         attr_values: dict[str, list[tuple[ast.AST, ast.AST]]] = {}
         for c in self.classes.values():
             for m in c.body:
+                if isinstance(m, (ast.Assign, ast.AnnAssign)) and m.value is not None:  # BLOCK = 256 in the class
+                    for t in (m.targets if isinstance(m, ast.Assign) else [m.target]):
+                        if isinstance(t, ast.Name):
+                            attr_values.setdefault(t.id, []).append((c, m.value))
                 if not isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
                 for sub in ast.walk(m):
@@ -713,7 +718,8 @@ class _Checker:
 
         def positional(fn: ast.AST) -> list[str]:
             names = [p.arg for p in fn.args.posonlyargs + fn.args.args]
-            return names[1:] if names and names[0] == "self" and id(fn) in owner else names
+            static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+            return names[1:] if names and id(fn) in owner and not static else names  # self, cls
 
         # where each function is called by name, or None when it is also named some other way
         calls: dict[int, list[tuple[ast.AST, ast.Call]] | None] = {}
@@ -725,7 +731,8 @@ class _Checker:
         forward = {id(n) for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"}
         for fn in fns:
             is_method = id(fn) in owner
-            if (id(fn) in forward or fn.decorator_list or fn.name.startswith("__")
+            if (id(fn) in forward or any(not self._plain_decorator(d) or (isinstance(d, ast.Name) and d.id == "property")
+                                         for d in fn.decorator_list) or fn.name.startswith("__")
                     or (not is_method and self.functions.get(fn.name) is not fn)
                     or (is_method and sum(isinstance(n, ast.FunctionDef) and n.name == fn.name
                                           for c in self.classes.values() for n in c.body) != 1)):
@@ -845,8 +852,21 @@ class _Checker:
                     self.add("state-in-forward", "a mutable default argument on a forward-path function keeps "
                              "state across calls", default)
             for dec in fn.decorator_list:
-                self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
-                         "is not allowed", dec)
+                if not self._plain_decorator(dec):
+                    self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
+                             "is not allowed (staticmethod, classmethod, property and torch.no_grad() are)", dec)
+
+    def _plain_decorator(self, dec: ast.AST) -> bool:
+        """staticmethod, classmethod, property (and a property's .setter) and torch.no_grad(): they keep no state
+        and run nothing of their own (the builtins' names not rebound by the candidate)."""
+        if isinstance(dec, ast.Name):
+            return dec.id in ("staticmethod", "classmethod", "property") and not (
+                dec.id in self.functions or dec.id in self.classes or dec.id in self.module_names
+                or dec.id in self.aliases.names)
+        if isinstance(dec, ast.Attribute) and dec.attr in ("setter", "getter", "deleter"):
+            return isinstance(dec.value, ast.Name)
+        return (isinstance(dec, ast.Call) and not dec.args and not dec.keywords
+                and self.aliases.resolve(_dotted(dec.func)) == "torch.no_grad")
 
     def _check_closure_state(self, fn: ast.FunctionDef) -> None:
         """A function defined inside another that changes the enclosing function's variables (seen.append(1),
@@ -1125,12 +1145,42 @@ def _number_positions(problem: ast.Module) -> set[int] | None:
     return found
 
 
+def _is_main_guard(node: ast.AST) -> bool:
+    """`if __name__ == "__main__":` at module level, written exactly so."""
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare) or len(node.test.ops) != 1 \
+            or not isinstance(node.test.ops[0], ast.Eq):
+        return False
+    sides = [node.test.left, node.test.comparators[0]]
+    return (any(isinstance(e, ast.Name) and e.id == "__name__" for e in sides)
+            and any(isinstance(e, ast.Constant) and e.value == "__main__" for e in sides))
+
+
+def _without_main_block(tree: ast.Module) -> tuple[ast.Module, list[Finding]]:
+    """The module without its `if __name__ == "__main__":` blocks (a self-test: timing with triton.testing, checks
+    with torch.testing, prints), which never run when the candidate is imported, by the verifier or the user's code.
+    `__name__` must not be rebound anywhere, or the block could run."""
+    rebinds = [n for n in ast.walk(tree) if (isinstance(n, ast.Name) and n.id == "__name__"
+                                            and not isinstance(n.ctx, ast.Load))
+               or (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == "__name__")
+               or (isinstance(n, ast.alias) and (n.asname or n.name) == "__name__")
+               or (isinstance(n, ast.arg) and n.arg == "__name__")]
+    if rebinds:
+        return tree, [Finding("static", "monkey-patch", "the candidate rebinds '__name__'", getattr(rebinds[0], "lineno", None))]
+    body = [n for n in tree.body if not _is_main_guard(n)]
+    if len(body) == len(tree.body):
+        return tree, []
+    return ast.Module(body=body, type_ignores=tree.type_ignores), []
+
+
 def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[Finding]:
     """Run the parse and static layers; return findings (empty when the candidate may run)."""
     try:
         tree = ast.parse(candidate_src)
     except SyntaxError as e:
         return [Finding("parse", "syntax-error", f"candidate does not parse: {e.msg}", e.lineno)]
+    tree, rebound = _without_main_block(tree)
+    if rebound:
+        return rebound
     cls, _ = _class_method(tree, "ModelNew", "forward")
     if cls is None:
         return [Finding("parse", "missing-modelnew", "candidate defines no top-level class ModelNew", None)]
