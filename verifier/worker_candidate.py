@@ -519,7 +519,7 @@ def main(job_path: str) -> int:
     for cfg in configs:
         try:
             seed_all(cfg["seed"])
-            model = ModelNew(*cfg["init"]).to(device)
+            model = ModelNew(*cfg["init"], **cfg.get("init_kwargs", {})).to(device)
             if cfg.get("perturb"):
                 perturb_parameters(model, cfg["seed"])
             live = kept_tensors(model, vars(cand))
