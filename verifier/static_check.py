@@ -87,7 +87,7 @@ SCALAR_METHODS = {"numel", "size", "stride", "dim", "ndimension", "nelement", "e
 # Python builtins kernel code may call (on constexprs, or Triton's own overloads)
 KERNEL_BUILTINS = {"range", "min", "max", "len", "print", "isinstance", "abs"}
 MUTATING_METHODS = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "add", "clear",
-                    "remove", "discard", "__setitem__"}
+                    "remove", "discard", "__setitem__", "send"}
 ALLOWED_DUNDERS = {"__init__", "__name__"}
 # nn.Module's own machinery: the dicts its __call__ reads hooks from, its registries and its call path. A hook put
 # straight into `self._forward_hooks` runs inside model(x) as a function no forward-path rule checks (register_*_hook
@@ -974,6 +974,13 @@ class _Checker:
                 if root == "self" or (root and root not in local_names and root in self.module_names):
                     self.add("state-in-forward", f"forward mutates '{ast.unparse(f.value)}' (state kept across "
                              "calls is not allowed)", call)
+        elif isinstance(f, ast.Name) and f.id == "next" and call.args and f.id not in self.functions:
+            # next(_calls) on an iterator made once (iter(range(10**9)) at module level, or kept on self) counts the
+            # calls: right for as many as the verifier makes, then less work
+            root = _root(call.args[0])
+            if root == "self" or (root and root not in local_names and root in self.module_names):
+                self.add("state-in-forward", f"forward advances the iterator '{ast.unparse(call.args[0])}', kept "
+                         "across calls (a call counter)", call)
 
     def _check_kernel_node(self, kernel: str, sub: ast.AST, params: dict[str, ast.arg]) -> None:
         """Kernel code is Triton: it calls triton.language, other @triton.jit functions, functions passed in as
