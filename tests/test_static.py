@@ -396,3 +396,15 @@ def test_no_grad_and_shape_helpers_pass_in_forward():
     assert "state-in-forward" in rules(own)
     rebound = cand(extra="\ndef staticmethod(f):\n    return f\n").replace("    def forward", "    @staticmethod\n    def forward")
     assert "state-in-forward" in rules(rebound)
+
+
+def test_kernel_decorators_are_host_code_and_itertools_builds_configs():
+    """@triton.autotune(configs=get_autotune_config()) (the Triton tutorial's matmul) was checked as kernel code: a call
+    to a module-level function, refused; a module-level config list too."""
+    extra = ("\nimport itertools\n\ndef get_configs():\n    return [triton.Config({'B': b}, num_warps=w) for b, w in "
+             "itertools.product([128, 256], [2, 4])]\n\n@triton.autotune(configs=get_configs(), key=['n'])\n"
+             "@triton.jit\ndef k2(p, n, B: tl.constexpr):\n    tl.store(p + tl.arange(0, B), 0.0)\n")
+    assert rules(cand(HONEST_FORWARD, extra)) == set()
+    # the body is still kernel code
+    assert "forbidden-call" in rules(cand(HONEST_FORWARD, extra.replace("tl.store(p + tl.arange(0, B), 0.0)",
+                                                                        "tl.store(p, get_configs())")))

@@ -15,8 +15,8 @@ from functools import lru_cache
 from .verdict import Finding
 
 ALLOWED_IMPORTS = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "triton", "triton.language",
-                   "triton.language.extra", "math", "typing", "dataclasses", "__future__")
-# a frozen dataclass of tile sizes is a common way to hold a kernel's launch configuration
+                   "triton.language.extra", "math", "typing", "dataclasses", "itertools", "__future__")
+# itertools builds autotune config lists (itertools.product over block sizes); a frozen dataclass of tile sizes is a common way to hold a kernel's launch configuration
 DATACLASS_NAMES = {"dataclass", "field", "fields", "replace"}
 
 # torch.* calls that only allocate or describe; anything else in the forward path is torch compute.
@@ -133,7 +133,7 @@ ESCAPE_MODULES = {"sys", "os", "builtins", "gc", "inspect", "importlib", "ctypes
 # is outside the API a Triton candidate needs.
 ALLOWED_NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "torch.linalg",
                       "torch.special", "torch.fft", "triton", "triton.language", "triton.language.math",
-                      "triton.language.extra", "math", "typing", "dataclasses")
+                      "triton.language.extra", "math", "typing", "dataclasses", "itertools")
 TOP_LEVEL_MODULES = ESCAPE_MODULES | {"torch", "triton", "math", "typing", "functools", "itertools", "collections",
                                       "random", "time", "warnings", "logging", "json", "re", "copy", "contextlib"}
 MODULE_NAMES_ROOTS = {"torch", "triton", "math", "nn", "F", "tl"}
@@ -331,7 +331,7 @@ class _Checker:
                     ok = True  # from torch.nn import Linear, LayerNorm, …
                 if not ok:
                     self.add("forbidden-import", f"import of '{m}' is not allowed in a candidate "
-                             f"(allowed: {', '.join(ALLOWED_IMPORTS[:-2])})", node)
+                             f"(allowed: {', '.join((a for a in ALLOWED_IMPORTS if a != '__future__'))})", node)
 
     def check_module_values(self) -> None:
         """Modules are reached only as the base of an attribute chain (torch.empty, tl.load) or renamed (m = torch.nn):
@@ -1074,9 +1074,12 @@ class _Checker:
                     # FMT=str as a default is never passed at launch, so the launch log never sees it
                     self.add("forbidden-call", f"kernel '{name}' has the default '{ast.unparse(d)}': a kernel "
                              "parameter's default must be a constant", d)
-            for sub in ast.walk(fn):
+            # the kernel's parameters and body: its decorators (@triton.autotune(configs=_CONFIGS), heuristics) are
+            # host code that runs at launch, under the rules for the rest of the file and the launch log
+            nodes = [n for part in [fn.args, *fn.body] for n in ast.walk(part)]
+            for sub in nodes:
                 self._check_kernel_node(name, sub, params)
-            for sub in ast.walk(fn):
+            for sub in nodes:
                 if (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in params
                         and sub.id not in self.kernels and sub.id not in self.aliases.names
                         and (sub.id in self.classes or sub.id in self.functions
@@ -1084,7 +1087,7 @@ class _Checker:
                     self.add("forbidden-call", f"kernel '{name}' uses the module-level object '{sub.id}': kernel code "
                              "reads only its arguments, constants and triton.language (the interpreter would run an "
                              "object's methods on the kernel's values as plain Python)", sub)
-            for sub in ast.walk(fn):
+            for sub in nodes:
                 if isinstance(sub, ast.Name) and self.aliases.resolve(sub.id).split(".")[0] == "torch":
                     self.add("torch-compute", f"kernel '{name}' uses torch inside device code", sub)
                     break
