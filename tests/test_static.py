@@ -408,3 +408,35 @@ def test_kernel_decorators_are_host_code_and_itertools_builds_configs():
     # the body is still kernel code
     assert "forbidden-call" in rules(cand(HONEST_FORWARD, extra.replace("tl.store(p + tl.arange(0, B), 0.0)",
                                                                         "tl.store(p, get_configs())")))
+
+
+AUTOGRAD = """
+class _Relu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.empty_like(x)
+        relu_kernel[lambda meta: (ceil_div(x.numel(), meta['BLOCK']),)](x, y, x.numel(), BLOCK=1024)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        y, = ctx.saved_tensors
+        return dy * (y > 0)
+
+def ceil_div(a, b):
+    return (a + b - 1) // b
+"""
+
+
+def test_a_kernel_wrapped_in_an_autograd_function_passes_and_its_backward_is_not_forward_code():
+    assert rules(cand("return _Relu.apply(x)\n", AUTOGRAD)) == set()
+    assert rules(cand("return _Relu.apply(x)\n", "\nfrom torch.autograd import Function\n" +
+                      AUTOGRAD.replace("torch.autograd.Function", "Function"))) == set()
+    # backward named in forward runs there; the rest of torch.autograd stays out of reach
+    assert "torch-compute" in rules(cand("return _Relu.backward(None, x)\n", AUTOGRAD))
+    assert "forbidden-call" in rules(cand("return torch.autograd.grad(x, x)\n", AUTOGRAD))
+    assert "forbidden-import" in rules(cand("return x\n", "\nfrom torch.autograd import grad\n"))
+    # a grid's meta dict holds numbers; a tensor passed to the same helper is still refused
+    assert "torch-compute" in rules(cand("return _Relu.apply(x)\n", AUTOGRAD.replace("ceil_div(x.numel(),",
+                                                                                      "ceil_div(x,")))

@@ -16,7 +16,10 @@ from .verdict import Finding
 
 ALLOWED_IMPORTS = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "triton", "triton.language",
                    "triton.language.extra", "math", "typing", "dataclasses", "itertools", "__future__")
-# itertools builds autotune config lists (itertools.product over block sizes); a frozen dataclass of tile sizes is a common way to hold a kernel's launch configuration
+AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
+AUTOGRAD_ONLY = {"backward", "jvp", "vjp"}
+# itertools builds autotune config lists (itertools.product over block sizes); a frozen dataclass of tile sizes is a
+# common way to hold a kernel's launch configuration
 DATACLASS_NAMES = {"dataclass", "field", "fields", "replace"}
 
 # torch.* calls that only allocate or describe; anything else in the forward path is torch compute.
@@ -234,6 +237,9 @@ class _Checker:
         self.module_values: dict[str, ast.AST] = {}
         # forward's arguments that the problem's get_inputs() gives as numbers (None: unknown, annotations decide)
         self.forward_scalar_positions: set[int] | None = None
+        self.grid_meta: set[str] = set()  # the parameter of each launch grid callable (lambda meta: …)
+        self.autograd_classes: set[str] = set()  # classes that subclass torch.autograd.Function
+        self.autograd_base_nodes: set[int] = set()  # the nodes of those base expressions
 
     def _imported(self, node: ast.AST) -> str:
         """The import-resolved dotted name of a Name/Attribute chain rooted at an imported name, else ''."""
@@ -282,6 +288,13 @@ class _Checker:
                         v = node.value
                         if isinstance(v, ast.Call) and _is_jit_decorator(v, self.aliases):
                             self.kernels.add(t.id)
+        # class _Fn(torch.autograd.Function): a kernel wrapped for autograd (its base, and only that, may name
+        # torch.autograd; its backward runs only when a gradient is asked for, never inside model(x))
+        for c in self.classes.values():
+            for b in c.bases:
+                if self.aliases.resolve(_dotted(b)) in AUTOGRAD_FUNCTION:
+                    self.autograd_classes.add(c.name)
+                    self.autograd_base_nodes |= {id(n) for n in ast.walk(b)}
         # Kernel code is wherever Triton runs it: a @triton.jit def at any depth (in a class, in a function), and the
         # function handed to triton.jit(fn), whose body lives under fn's name, not the kernel's
         for node in ast.walk(self.tree):
@@ -317,6 +330,9 @@ class _Checker:
                         # `from typing import sys`: typing keeps sys as an attribute, and the name imported is sys
                         self.add("forbidden-import", f"'from {node.module} import {a.name}' imports the module "
                                  f"'{a.name}'; not allowed in a candidate", node)
+                    elif node.module == "torch.autograd" and a.name != "Function":
+                        self.add("forbidden-import", f"'from torch.autograd import {a.name}': a candidate may subclass "
+                                 "torch.autograd.Function, nothing else of torch.autograd", node)
                     elif node.module == "dataclasses" and a.name not in DATACLASS_NAMES:
                         self.add("forbidden-import", f"'from dataclasses import {a.name}': a candidate may use "
                                  f"dataclasses for configuration ({', '.join(sorted(DATACLASS_NAMES))})", node)
@@ -324,6 +340,8 @@ class _Checker:
                 ok = any(m == a or (a in ("triton.language.extra",) and m.startswith(a + ".")) for a in ALLOWED_IMPORTS)
                 if m in ("torch.nn.Module", "torch.nn.Parameter", "torch.Tensor", "torch.nn.functional"):
                     ok = True
+                if m == "torch.autograd" and isinstance(node, ast.ImportFrom):
+                    ok = all(a.name == "Function" for a in node.names)
                 if m.startswith("triton.") and m.split(".")[1] in ("jit", "cdiv", "next_power_of_2", "autotune",
                                                                    "heuristics", "Config", "language"):
                     ok = True
@@ -376,7 +394,7 @@ class _Checker:
                 self.add("forbidden-call", "'.from_file' reads files; a candidate reads only its arguments", node)
             full = self._imported(node)
             ns = _namespace_of(full) if full else None
-            if ns is None or full == ns:
+            if ns is None or full == ns or id(node) in self.autograd_base_nodes:
                 continue
             leaf = full[len(ns) + 1:].split(".")[0]
             if leaf in TOP_LEVEL_MODULES or (leaf in _submodules(ns) and _namespace_of(f"{ns}.{leaf}") != f"{ns}.{leaf}"):
@@ -462,6 +480,8 @@ class _Checker:
 
     def _check_api(self, node: ast.Attribute) -> None:
         """Forbidden parts of the torch and triton APIs, wherever referenced."""
+        if id(node) in self.autograd_base_nodes:
+            return
         full = self.aliases.resolve(_dotted(node))
         parts = full.split(".")
         if len(parts) >= 2 and parts[0] == "torch":
@@ -528,7 +548,7 @@ class _Checker:
                     if sub.id in self.functions and sub.id not in self.kernels:
                         todo.append(self.functions[sub.id])
                     elif sub.id in self.classes and self.classes[sub.id] is not cls:
-                        todo += [n for n in self.classes[sub.id].body if isinstance(n, ast.FunctionDef)]
+                        todo += self._run_methods(self.classes[sub.id])
                     elif sub.id in self.module_values and sub.id not in self.aliases.names:
                         # `_tick = _make()` at module level: what forward calls is a closure _make built
                         todo += [self.functions[n.id] for n in ast.walk(self.module_values[sub.id])
@@ -540,8 +560,7 @@ class _Checker:
                     if isinstance(f, ast.Name) and f.id in self.functions and f.id not in self.kernels:
                         todo.append(self.functions[f.id])
                     elif isinstance(f, ast.Name) and f.id in self.classes:
-                        c = self.classes[f.id]
-                        todo += [n for n in c.body if isinstance(n, ast.FunctionDef)]
+                        todo += self._run_methods(self.classes[f.id])
                     elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
                           and f.attr in methods):
                         todo.append(methods[f.attr])
@@ -589,6 +608,9 @@ class _Checker:
             return isinstance(e.value, ast.Name) and e.value.id == "self" and e.attr in attrs
         if isinstance(e, ast.Subscript):
             v = e.value
+            if (isinstance(v, ast.Name) and v.id in self.grid_meta and isinstance(e.slice, ast.Constant)
+                    and isinstance(e.slice.value, str)):
+                return True  # meta['BLOCK'] in a launch grid: the kernel's constexprs, numbers
             return (rec(v) or (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
                                and v.func.attr in SCALAR_METHODS)) and rec(e.slice)
         if isinstance(e, ast.Slice):
@@ -686,6 +708,22 @@ class _Checker:
         ModelNew.forward's positions where the problem's get_inputs() returns a number, and a helper's parameter that
         every call in the file passes a number (the helper named nowhere else: not stored, not passed as a value)."""
         fns = [fn for fn in path if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        # launch grids: kernel[lambda meta: …] or kernel[grid] with grid a lambda or a def of the same file
+        grids = {node.slice.id for node in ast.walk(self.tree) if isinstance(node, ast.Subscript)
+                 and isinstance(node.value, ast.Name) and node.value.id in self.kernels
+                 and isinstance(node.slice, ast.Name)}
+        for node in ast.walk(self.tree):
+            g = None
+            if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.kernels
+                    and isinstance(node.slice, ast.Lambda)):
+                g = node.slice
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in grids:
+                g = node
+            elif (isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda)
+                  and any(isinstance(t, ast.Name) and t.id in grids for t in node.targets)):
+                g = node.value
+            if g is not None and g.args.args:
+                self.grid_meta.add(g.args.args[0].arg)
         parents: dict[int, ast.AST] = {}
         for node in ast.walk(self.tree):
             for child in ast.iter_child_nodes(node):
@@ -801,6 +839,13 @@ class _Checker:
                 break
             facts, attrs = new, new_attrs
         return facts
+
+    def _run_methods(self, c: ast.ClassDef) -> list[ast.AST]:
+        """The methods of a class forward names that may run there: all of them, but an autograd.Function's backward
+        (and jvp/vjp), which autograd runs only when a gradient is asked for (a `.backward` named on the forward path
+        puts it there by name)."""
+        skip = AUTOGRAD_ONLY if c.name in self.autograd_classes else set()
+        return [n for n in c.body if isinstance(n, ast.FunctionDef) and n.name not in skip]
 
     def check_forward(self, cls: ast.ClassDef) -> None:
         methods = {n.name for c in [cls] + [self.classes[b.id] for b in cls.bases
