@@ -186,6 +186,24 @@ def _untimed_autotune() -> None:
     Autotuner._bench = lambda self, *args, config, **meta: [0.0, 0.0, 0.0]
 
 
+def _cuda_guards_without_a_gpu() -> None:
+    """On a CPU: torch.cuda.synchronize() waits for nothing, and `with torch.cuda.device(x.device):` selects nothing.
+    GPU code calls both around its launches, and without CUDA they raised ("Torch not compiled with CUDA enabled",
+    "Expected a cuda device, but got: cpu"): a candidate right on the user's GPU was rejected on a CPU."""
+    class _NoDevice:
+        def __init__(self, device=None):
+            self.device = device
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    torch.cuda.synchronize = lambda device=None: None
+    torch.cuda.device = _NoDevice
+
+
 class _Dispatch(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if S.active:
@@ -503,6 +521,7 @@ def main(job_path: str) -> int:
         _log_interpreter_text()
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
         _interp_libdevice.install()  # libdevice.erf / tanh / … in numpy (the interpreter's are stubs)
+        _cuda_guards_without_a_gpu()
     oplog = _OpLog()
     t0 = _clock()
     _WORKER.update((id(o), o) for o in gc.get_objects() if issubclass(type(o), torch.Tensor))
