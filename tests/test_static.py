@@ -440,3 +440,10 @@ def test_a_kernel_wrapped_in_an_autograd_function_passes_and_its_backward_is_not
     # a grid's meta dict holds numbers; a tensor passed to the same helper is still refused
     assert "torch-compute" in rules(cand("return _Relu.apply(x)\n", AUTOGRAD.replace("ceil_div(x.numel(),",
                                                                                       "ceil_div(x,")))
+
+
+def test_a_small_table_made_from_python_values_is_allocation():
+    body = ("table = torch.tensor([0.5, 1.0, 2.0], device=x.device, dtype=x.dtype)\ny = torch.empty_like(x)\n"
+            "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)\nreturn y\n")
+    assert rules(cand(body)) == set()
+    assert "torch-compute" in rules(cand("return torch.tensor(x.tolist())\n"))

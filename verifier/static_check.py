@@ -25,7 +25,8 @@ DATACLASS_NAMES = {"dataclass", "field", "fields", "replace"}
 # torch.* calls that only allocate or describe; anything else in the forward path is torch compute.
 TORCH_ALLOC = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
                "full_like", "Size", "device", "finfo", "iinfo", "is_tensor", "numel", "get_default_dtype",
-               "promote_types", "result_type", "broadcast_shapes", "is_floating_point", "is_complex", "no_grad"}
+               "promote_types", "result_type", "broadcast_shapes", "is_floating_point", "is_complex", "no_grad",
+               "tensor", "as_tensor"}  # torch.tensor([..]): a small table made from Python values (lift_fresh, a copy)
 TORCH_CUDA_OK = {"current_device", "current_stream", "synchronize", "device", "is_available", "device_count",
                  "get_device_properties", "get_device_capability"}
 # Tensor methods that allocate, describe or re-view memory (plus copies and fills of scratch buffers).
