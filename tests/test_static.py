@@ -447,3 +447,14 @@ def test_a_small_table_made_from_python_values_is_allocation():
             "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)\nreturn y\n")
     assert rules(cand(body)) == set()
     assert "torch-compute" in rules(cand("return torch.tensor(x.tolist())\n"))
+
+
+def test_a_submodule_of_the_candidates_own_class_may_be_called():
+    own = "\nclass TritonReLU(nn.Module):\n    def forward(self, x):\n        y = torch.empty_like(x)\n" \
+          "        relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)\n        return y\n"
+    assert rules(cand("return self.act(x)\n", own, init_body="self.act = TritonReLU()\n")) == set()
+    # a torch module, or one of the candidate's classes that computes with torch, is still refused
+    assert "torch-compute" in rules(cand("return self.act(x)\n", own, init_body="self.act = nn.ReLU()\n"))
+    assert "torch-compute" in rules(cand("return self.act(x)\n", own.replace(
+        "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)", "y = x.clamp(min=0)"),
+        init_body="self.act = TritonReLU()\n"))

@@ -841,6 +841,17 @@ class _Checker:
             facts, attrs = new, new_attrs
         return facts
 
+    def _own_instance_attr(self, attr: str) -> bool:
+        """Whether every assignment of `self.<attr>` (in any class of the candidate) is an instance of one of the
+        candidate's own classes (self.act = TritonGELU()): calling it runs that class's forward or __call__, which is
+        on the forward path and checked, not a torch module."""
+        values = [sub.value for c in self.classes.values() for sub in ast.walk(c)
+                  if isinstance(sub, (ast.Assign, ast.AnnAssign)) and sub.value is not None
+                  and any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                          and t.value.id == "self" for t in (sub.targets if isinstance(sub, ast.Assign) else [sub.target]))]
+        return bool(values) and all(isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in self.classes
+                                    for v in values)
+
     def _run_methods(self, c: ast.ClassDef) -> list[ast.AST]:
         """The methods of a class forward names that may run there: all of them, but an autograd.Function's backward
         (and jvp/vjp), which autograd runs only when a gradient is asked for (a `.backward` named on the forward path
@@ -1009,7 +1020,7 @@ class _Checker:
         if isinstance(f, ast.Attribute):
             meth = f.attr
             if isinstance(f.value, ast.Name) and f.value.id == "self":
-                if meth not in methods:
+                if meth not in methods and not self._own_instance_attr(meth):
                     self.add("torch-compute", f"forward calls submodule 'self.{meth}': torch computes it, "
                              "not a Triton kernel", call)
                 return
