@@ -458,3 +458,10 @@ def test_a_submodule_of_the_candidates_own_class_may_be_called():
     assert "torch-compute" in rules(cand("return self.act(x)\n", own.replace(
         "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)", "y = x.clamp(min=0)"),
         init_body="self.act = TritonReLU()\n"))
+
+
+def test_a_module_level_infinity_is_a_constant_in_kernel_code():
+    extra = ("\nNEG_INF: tl.constexpr = float('-inf')\n\n@triton.jit\ndef k2(p, B: tl.constexpr):\n"
+             "    tl.store(p + tl.arange(0, B), tl.load(p + tl.arange(0, B), mask=tl.arange(0, B) < 3, other=NEG_INF))\n")
+    assert rules(cand(HONEST_FORWARD, extra)) == set()
+    assert "forbidden-call" in rules(cand(HONEST_FORWARD, extra.replace("float('-inf')", "float(str('-inf'))")))

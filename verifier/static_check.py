@@ -1098,7 +1098,11 @@ class _Checker:
             return self._constant(v.left, params, depth + 1) and self._constant(v.right, params, depth + 1)
         if isinstance(v, ast.Call):
             f = self.aliases.resolve(_dotted(v.func))
-            return ((f in ("triton.language.constexpr", "triton.language.core.constexpr") or f.startswith("math."))
+            builtin = (isinstance(v.func, ast.Name) and v.func.id in ("float", "int", "bool")
+                       and v.func.id not in self.functions and v.func.id not in self.classes
+                       and v.func.id not in self.module_names and v.func.id not in self.aliases.names)
+            return ((f in ("triton.language.constexpr", "triton.language.core.constexpr") or f.startswith("math.")
+                     or builtin)  # NEG_INF = float("-inf")
                     and all(self._constant(a, params, depth + 1) for a in v.args) and not v.keywords)
         return False
 
