@@ -458,6 +458,9 @@ def test_a_submodule_of_the_candidates_own_class_may_be_called():
     assert "torch-compute" in rules(cand("return self.act(x)\n", own.replace(
         "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)", "y = x.clamp(min=0)"),
         init_body="self.act = TritonReLU()\n"))
+    # a class of the candidate's that inherits a torch module's forward is a torch module
+    assert "torch-compute" in rules(cand("return self.act(x)\n", "\nclass Act(nn.ReLU):\n    pass\n",
+                                         init_body="self.act = Act()\n"))
 
 
 def test_a_module_level_infinity_is_a_constant_in_kernel_code():

@@ -850,7 +850,21 @@ class _Checker:
                   and any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
                           and t.value.id == "self" for t in (sub.targets if isinstance(sub, ast.Assign) else [sub.target]))]
         return bool(values) and all(isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in self.classes
-                                    for v in values)
+                                    and self._plain_module_class(self.classes[v.func.id]) for v in values)
+
+    def _plain_module_class(self, c: ast.ClassDef, depth: int = 0) -> bool:
+        """A class of the candidate built on nn.Module (or object) alone: `class Act(nn.ReLU): pass` would run torch's
+        forward, which no rule reads."""
+        if depth > 10:
+            return False
+        for b in c.bases:
+            name = self.aliases.resolve(_dotted(b))
+            if isinstance(b, ast.Name) and b.id in self.classes:
+                if not self._plain_module_class(self.classes[b.id], depth + 1):
+                    return False
+            elif name not in ("torch.nn.Module", "torch.nn.modules.module.Module", "object"):
+                return False
+        return True
 
     def _run_methods(self, c: ast.ClassDef) -> list[ast.AST]:
         """The methods of a class forward names that may run there: all of them, but an autograd.Function's backward
