@@ -121,3 +121,21 @@ def test_variants_the_reference_cannot_run_are_flagged_on_every_verdict():
         assert flag and "2 of 4" in flag[0].message and "odd1" in flag[0].message and "odd2" in flag[0].message
         assert "multiple of 512" in flag[0].message
     assert "shapes-skipped" in vs[0].summary()
+
+
+@pytest.mark.parametrize("edit,message", [
+    ("return [torch.randn(batch_size, dim)]", "get_inputs() must return a list of forward's arguments; it returned "
+     "Tensor (write `return [x]`"),
+    ("return []\n", "get_init_inputs() must return a list of Model's arguments (or a dict of keyword arguments); it "
+     "returned NoneType"),
+])
+def test_inputs_that_are_not_lists_are_named_not_iterated(edit, message):
+    """A tensor from get_inputs() ran forward with one argument per row; None from get_init_inputs() failed as
+    "'NoneType' object is not iterable"."""
+    new = {"return [torch.randn(batch_size, dim)]": "return torch.randn(batch_size, dim)",
+           "return []\n": "return None\n"}[edit]
+    broken = PROBLEM.replace(edit, new)
+    assert broken != PROBLEM
+    with pytest.raises(ProblemError) as e:
+        verify_batch(broken, [HONEST], CFG)
+    assert message in str(e.value)

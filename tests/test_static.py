@@ -307,3 +307,164 @@ def test_a_helper_forward_defines_and_calls_on_its_own_variables_is_not_state():
            "    relu_kernel[(triton.cdiv(t.numel(), 1024),)](t, y, t.numel(), BLOCK=1024)\n    outs.append(y)\n" \
            "launch(x)\nreturn outs[0]\n"
     assert rules(cand(forward_body=body)) == set()
+
+
+SCALAR_PROBLEM = PROBLEM.replace("def forward(self, x):", "def forward(self, x, limit, factor):").replace(
+    "return [torch.randn(n)]", "return [torch.randn(n), 0.5, factor]").replace("n = 1024", "n = 1024\nfactor = 3")
+
+
+def scalar_cand(forward_body: str, extra: str = "", signature: str = "x, limit, factor") -> str:
+    return cand(forward_body, extra).replace("def forward(self, x):", f"def forward(self, {signature}):")
+
+
+@pytest.mark.parametrize("body,extra,signature", [
+    # forward's numbers from get_inputs(): host arithmetic on them is not torch compute
+    ("lo = -limit\nhi = 1.0 / limit\nfactor *= 2\n" + textwrap.dedent(HONEST_FORWARD), "", "x, limit, factor"),
+    # the same known from annotations when the problem is not given
+    ("lo = -limit\n" + textwrap.dedent(HONEST_FORWARD), "", "x: torch.Tensor, limit: float, factor: Optional[int] = None"),
+    # a helper of the launch that does arithmetic on block counts (every call passes numbers)
+    ("y = torch.empty_like(x)\nrelu_kernel[(nblocks(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)\nreturn y\n",
+     "\ndef nblocks(n, block=128):\n    return (n + block - 1) // block\n", "x, limit, factor"),
+    ("B = x.shape[0]\nrows = B * 2\ny = torch.empty_like(x)\nrelu_kernel[grid_for(rows, self.block)](x, y, x.numel(), "
+     "BLOCK=256)\nreturn y\n", "\ndef grid_for(n: int, block: int) -> tuple:\n    return (n // block + 1,)\n",
+     "x, limit, factor"),
+])
+def test_arithmetic_on_python_numbers_passes(body, extra, signature):
+    src = scalar_cand(body, "\nfrom typing import Optional\n" + extra, signature).replace(
+        "super().__init__()", "super().__init__()\n        self.block = 128")
+    assert {f.rule for f in check_candidate(src, SCALAR_PROBLEM)} == set()
+
+
+@pytest.mark.parametrize("body,extra", [
+    ("return x * limit\n", ""),                                           # x is a tensor
+    ("return add(x, x)\n", "\ndef add(a, b):\n    return a + b\n"),     # a helper passed a tensor
+    ("h = add\nk = add(1, 2)\nreturn h(x, x)\n", "\ndef add(a, b):\n    return a + b\n"),  # named, not only called
+    ("return scale(x, 2.0)\n", "\ndef scale(t: int, f: float):\n    return t * f\n"),  # an annotation that lies
+    ("return -x\n", ""),
+])
+def test_arithmetic_on_tensors_is_still_torch_compute(body, extra):
+    assert "torch-compute" in {f.rule for f in check_candidate(scalar_cand(body, extra), SCALAR_PROBLEM)}
+
+
+def test_dataclass_configs_pass_and_modules_imported_by_name_are_refused():
+    extra = ("\nfrom dataclasses import dataclass, field\nimport dataclasses\n\n@dataclass(frozen=True)\nclass Cfg:\n"
+             "    block: int = 256\n    warps: list = field(default_factory=list)\n\nC2 = dataclasses.replace(Cfg(), "
+             "block=128)\n")
+    assert rules(cand(HONEST_FORWARD, extra)) == set()
+    for bad in ("\nfrom typing import sys\n", "\nfrom dataclasses import sys\n", "\nfrom dataclasses import _FIELDS\n",
+                "\nimport dataclasses\nS = dataclasses.sys\n"):
+        assert "forbidden-import" in rules(cand(HONEST_FORWARD, bad)), bad
+
+
+MAIN_BLOCK = """
+if __name__ == "__main__":
+    import time
+    x = torch.randn(4096, device="cuda")
+    m = ModelNew()
+    torch.testing.assert_close(m(x), torch.relu(x))
+    print("ms", triton.testing.do_bench(lambda: m(x)), time.time())
+"""
+
+
+def test_a_self_test_under_the_main_guard_is_not_candidate_code():
+    assert rules(cand() + MAIN_BLOCK) == set()
+    # the block runs only where __name__ is "__main__": not when imported, unless the candidate rebinds __name__
+    assert rules(cand() + "\n__name__ = '__main__'\n" + MAIN_BLOCK) == {"monkey-patch"}
+    assert "module-side-effect" in rules(cand() + MAIN_BLOCK.replace("==", "!="))
+    assert "forbidden-import" in rules(cand() + MAIN_BLOCK.replace("if __name__", "if True or __name__"))
+
+
+@pytest.mark.parametrize("decorator,method", [
+    ("@staticmethod", "def _grid(n):\n        return ((n + 1023) // 1024,)\n"),
+    ("@classmethod", "def _grid(cls, n):\n        return ((n + 1023) // 1024,)\n"),
+    ("@property", "def _grid(self):\n        return (4,)\n"),
+])
+def test_builtin_method_decorators_on_forward_path_helpers_pass(decorator, method):
+    call = "self._grid" if decorator == "@property" else "self._grid(x.numel())"
+    src = cand(f"y = torch.empty_like(x)\nrelu_kernel[{call}](x, y, x.numel(), BLOCK=1024)\nreturn y\n")
+    src = src.replace("    def forward(self, x):", f"    {decorator}\n    {method}\n    def forward(self, x):")
+    assert rules(src) == set()
+
+
+def test_no_grad_and_shape_helpers_pass_in_forward():
+    body = ("with torch.no_grad():\n    s = torch.broadcast_shapes(x.shape, (1,))\n    y = torch.empty(s, device=x.device)\n"
+            "    relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)\nreturn y\n")
+    assert rules(cand(body)) == set()
+    assert rules(cand().replace("    def forward", "    @torch.no_grad()\n    def forward")) == set()
+    # a decorator of the candidate's own, or a builtin's name rebound, is still refused
+    own = cand(extra="\ndef memo(f):\n    return f\n").replace("    def forward", "    @memo\n    def forward")
+    assert "state-in-forward" in rules(own)
+    rebound = cand(extra="\ndef staticmethod(f):\n    return f\n").replace("    def forward", "    @staticmethod\n    def forward")
+    assert "state-in-forward" in rules(rebound)
+
+
+def test_kernel_decorators_are_host_code_and_itertools_builds_configs():
+    """@triton.autotune(configs=get_autotune_config()) (the Triton tutorial's matmul) was checked as kernel code: a call
+    to a module-level function, refused; a module-level config list too."""
+    extra = ("\nimport itertools\n\ndef get_configs():\n    return [triton.Config({'B': b}, num_warps=w) for b, w in "
+             "itertools.product([128, 256], [2, 4])]\n\n@triton.autotune(configs=get_configs(), key=['n'])\n"
+             "@triton.jit\ndef k2(p, n, B: tl.constexpr):\n    tl.store(p + tl.arange(0, B), 0.0)\n")
+    assert rules(cand(HONEST_FORWARD, extra)) == set()
+    # the body is still kernel code
+    assert "forbidden-call" in rules(cand(HONEST_FORWARD, extra.replace("tl.store(p + tl.arange(0, B), 0.0)",
+                                                                        "tl.store(p, get_configs())")))
+
+
+AUTOGRAD = """
+class _Relu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.empty_like(x)
+        relu_kernel[lambda meta: (ceil_div(x.numel(), meta['BLOCK']),)](x, y, x.numel(), BLOCK=1024)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        y, = ctx.saved_tensors
+        return dy * (y > 0)
+
+def ceil_div(a, b):
+    return (a + b - 1) // b
+"""
+
+
+def test_a_kernel_wrapped_in_an_autograd_function_passes_and_its_backward_is_not_forward_code():
+    assert rules(cand("return _Relu.apply(x)\n", AUTOGRAD)) == set()
+    assert rules(cand("return _Relu.apply(x)\n", "\nfrom torch.autograd import Function\n" +
+                      AUTOGRAD.replace("torch.autograd.Function", "Function"))) == set()
+    # backward named in forward runs there; the rest of torch.autograd stays out of reach
+    assert "torch-compute" in rules(cand("return _Relu.backward(None, x)\n", AUTOGRAD))
+    assert "forbidden-call" in rules(cand("return torch.autograd.grad(x, x)\n", AUTOGRAD))
+    assert "forbidden-import" in rules(cand("return x\n", "\nfrom torch.autograd import grad\n"))
+    # a grid's meta dict holds numbers; a tensor passed to the same helper is still refused
+    assert "torch-compute" in rules(cand("return _Relu.apply(x)\n", AUTOGRAD.replace("ceil_div(x.numel(),",
+                                                                                      "ceil_div(x,")))
+
+
+def test_a_small_table_made_from_python_values_is_allocation():
+    body = ("table = torch.tensor([0.5, 1.0, 2.0], device=x.device, dtype=x.dtype)\ny = torch.empty_like(x)\n"
+            "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)\nreturn y\n")
+    assert rules(cand(body)) == set()
+    assert "torch-compute" in rules(cand("return torch.tensor(x.tolist())\n"))
+
+
+def test_a_submodule_of_the_candidates_own_class_may_be_called():
+    own = "\nclass TritonReLU(nn.Module):\n    def forward(self, x):\n        y = torch.empty_like(x)\n" \
+          "        relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)\n        return y\n"
+    assert rules(cand("return self.act(x)\n", own, init_body="self.act = TritonReLU()\n")) == set()
+    # a torch module, or one of the candidate's classes that computes with torch, is still refused
+    assert "torch-compute" in rules(cand("return self.act(x)\n", own, init_body="self.act = nn.ReLU()\n"))
+    assert "torch-compute" in rules(cand("return self.act(x)\n", own.replace(
+        "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)", "y = x.clamp(min=0)"),
+        init_body="self.act = TritonReLU()\n"))
+    # a class of the candidate's that inherits a torch module's forward is a torch module
+    assert "torch-compute" in rules(cand("return self.act(x)\n", "\nclass Act(nn.ReLU):\n    pass\n",
+                                         init_body="self.act = Act()\n"))
+
+
+def test_a_module_level_infinity_is_a_constant_in_kernel_code():
+    extra = ("\nNEG_INF: tl.constexpr = float('-inf')\n\n@triton.jit\ndef k2(p, B: tl.constexpr):\n"
+             "    tl.store(p + tl.arange(0, B), tl.load(p + tl.arange(0, B), mask=tl.arange(0, B) < 3, other=NEG_INF))\n")
+    assert rules(cand(HONEST_FORWARD, extra)) == set()
+    assert "forbidden-call" in rules(cand(HONEST_FORWARD, extra.replace("float('-inf')", "float(str('-inf'))")))

@@ -15,12 +15,18 @@ from functools import lru_cache
 from .verdict import Finding
 
 ALLOWED_IMPORTS = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "triton", "triton.language",
-                   "triton.language.extra", "math", "typing", "__future__")
+                   "triton.language.extra", "math", "typing", "dataclasses", "itertools", "__future__")
+AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
+AUTOGRAD_ONLY = {"backward", "jvp", "vjp"}
+# itertools builds autotune config lists (itertools.product over block sizes); a frozen dataclass of tile sizes is a
+# common way to hold a kernel's launch configuration
+DATACLASS_NAMES = {"dataclass", "field", "fields", "replace"}
 
 # torch.* calls that only allocate or describe; anything else in the forward path is torch compute.
 TORCH_ALLOC = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
                "full_like", "Size", "device", "finfo", "iinfo", "is_tensor", "numel", "get_default_dtype",
-               "promote_types", "result_type"}
+               "promote_types", "result_type", "broadcast_shapes", "is_floating_point", "is_complex", "no_grad",
+               "tensor", "as_tensor"}  # torch.tensor([..]): a small table made from Python values (lift_fresh, a copy)
 TORCH_CUDA_OK = {"current_device", "current_stream", "synchronize", "device", "is_available", "device_count",
                  "get_device_properties", "get_device_capability"}
 # Tensor methods that allocate, describe or re-view memory (plus copies and fills of scratch buffers).
@@ -56,8 +62,9 @@ REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id", "type", "hasattr"}
 TORCH_FORBIDDEN_ATTRS = {"ops", "compile", "jit", "library", "fx", "overrides", "autograd", "backends",
                          "manual_seed", "seed", "use_deterministic_algorithms", "utils", "hub", "export",
                          "compiler", "func", "vmap", "package", "distributed", "multiprocessing", "profiler",
-                         "set_grad_enabled", "inference_mode", "no_grad", "enable_grad", "random", "testing",
+                         "set_grad_enabled", "inference_mode", "enable_grad", "random", "testing",
                          "load", "save", "from_file", "serialization", "UntypedStorage", "TypedStorage", "storage"}
+# torch.no_grad() (a context manager or a decorator of forward) changes only whether autograd records: allowed
 TORCH_CUDA_FORBIDDEN = {"Event", "Stream", "stream", "graph", "CUDAGraph", "set_stream", "manual_seed",
                         "manual_seed_all", "set_device", "nvtx", "memory", "empty_cache", "set_rng_state",
                         "ExternalStream", "make_graphed_callables"}
@@ -75,10 +82,16 @@ DEVICE_PROBES = {"is_available", "device_count", "current_device", "get_device_p
                  "get_device_name", "is_initialized", "get_arch_list"}
 MODE_CALLS = {"is_grad_enabled", "is_inference_mode_enabled", "is_scripting", "is_compiling",
               "is_tracing", "are_deterministic_algorithms_enabled", "is_autocast_enabled"}
+# Annotations of values that are not tensors (a parameter so annotated holds a Python number, a shape, a dtype…)
+SCALAR_TYPES = {"int", "float", "bool", "str", "complex", "None", "NoneType", "tuple", "Tuple", "list", "List",
+                "Sequence", "Optional", "Union", "Literal", "Final", "constexpr", "dtype", "Size"}
+# Tensor methods that return Python numbers or shapes (x.numel(), x.size(1), x.stride())
+SCALAR_METHODS = {"numel", "size", "stride", "dim", "ndimension", "nelement", "element_size", "storage_offset",
+                  "is_contiguous", "is_floating_point", "is_complex"}
 # Python builtins kernel code may call (on constexprs, or Triton's own overloads)
 KERNEL_BUILTINS = {"range", "min", "max", "len", "print", "isinstance", "abs"}
 MUTATING_METHODS = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "add", "clear",
-                    "remove", "discard", "__setitem__"}
+                    "remove", "discard", "__setitem__", "send"}
 ALLOWED_DUNDERS = {"__init__", "__name__"}
 # nn.Module's own machinery: the dicts its __call__ reads hooks from, its registries and its call path. A hook put
 # straight into `self._forward_hooks` runs inside model(x) as a function no forward-path rule checks (register_*_hook
@@ -124,7 +137,7 @@ ESCAPE_MODULES = {"sys", "os", "builtins", "gc", "inspect", "importlib", "ctypes
 # is outside the API a Triton candidate needs.
 ALLOWED_NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "torch.linalg",
                       "torch.special", "torch.fft", "triton", "triton.language", "triton.language.math",
-                      "triton.language.extra", "math", "typing")
+                      "triton.language.extra", "math", "typing", "dataclasses", "itertools")
 TOP_LEVEL_MODULES = ESCAPE_MODULES | {"torch", "triton", "math", "typing", "functools", "itertools", "collections",
                                       "random", "time", "warnings", "logging", "json", "re", "copy", "contextlib"}
 MODULE_NAMES_ROOTS = {"torch", "triton", "math", "nn", "F", "tl"}
@@ -223,6 +236,11 @@ class _Checker:
         self.kernel_defs: dict[str, ast.FunctionDef] = {}  # name -> the def whose body runs as kernel code
         self.module_names: set[str] = set()
         self.module_values: dict[str, ast.AST] = {}
+        # forward's arguments that the problem's get_inputs() gives as numbers (None: unknown, annotations decide)
+        self.forward_scalar_positions: set[int] | None = None
+        self.grid_meta: set[str] = set()  # the parameter of each launch grid callable (lambda meta: …)
+        self.autograd_classes: set[str] = set()  # classes that subclass torch.autograd.Function
+        self.autograd_base_nodes: set[int] = set()  # the nodes of those base expressions
 
     def _imported(self, node: ast.AST) -> str:
         """The import-resolved dotted name of a Name/Attribute chain rooted at an imported name, else ''."""
@@ -271,6 +289,13 @@ class _Checker:
                         v = node.value
                         if isinstance(v, ast.Call) and _is_jit_decorator(v, self.aliases):
                             self.kernels.add(t.id)
+        # class _Fn(torch.autograd.Function): a kernel wrapped for autograd (its base, and only that, may name
+        # torch.autograd; its backward runs only when a gradient is asked for, never inside model(x))
+        for c in self.classes.values():
+            for b in c.bases:
+                if self.aliases.resolve(_dotted(b)) in AUTOGRAD_FUNCTION:
+                    self.autograd_classes.add(c.name)
+                    self.autograd_base_nodes |= {id(n) for n in ast.walk(b)}
         # Kernel code is wherever Triton runs it: a @triton.jit def at any depth (in a class, in a function), and the
         # function handed to triton.jit(fn), whose body lives under fn's name, not the kernel's
         for node in ast.walk(self.tree):
@@ -300,10 +325,24 @@ class _Checker:
                     mods = [node.module or ""]
                     if node.module in ("torch", "triton", "torch.nn"):
                         mods += [f"{node.module}.{a.name}" for a in node.names]
+            if isinstance(node, ast.ImportFrom):
+                for a in node.names:
+                    if a.name in ESCAPE_MODULES:
+                        # `from typing import sys`: typing keeps sys as an attribute, and the name imported is sys
+                        self.add("forbidden-import", f"'from {node.module} import {a.name}' imports the module "
+                                 f"'{a.name}'; not allowed in a candidate", node)
+                    elif node.module == "torch.autograd" and a.name != "Function":
+                        self.add("forbidden-import", f"'from torch.autograd import {a.name}': a candidate may subclass "
+                                 "torch.autograd.Function, nothing else of torch.autograd", node)
+                    elif node.module == "dataclasses" and a.name not in DATACLASS_NAMES:
+                        self.add("forbidden-import", f"'from dataclasses import {a.name}': a candidate may use "
+                                 f"dataclasses for configuration ({', '.join(sorted(DATACLASS_NAMES))})", node)
             for m in mods:
                 ok = any(m == a or (a in ("triton.language.extra",) and m.startswith(a + ".")) for a in ALLOWED_IMPORTS)
                 if m in ("torch.nn.Module", "torch.nn.Parameter", "torch.Tensor", "torch.nn.functional"):
                     ok = True
+                if m == "torch.autograd" and isinstance(node, ast.ImportFrom):
+                    ok = all(a.name == "Function" for a in node.names)
                 if m.startswith("triton.") and m.split(".")[1] in ("jit", "cdiv", "next_power_of_2", "autotune",
                                                                    "heuristics", "Config", "language"):
                     ok = True
@@ -311,7 +350,7 @@ class _Checker:
                     ok = True  # from torch.nn import Linear, LayerNorm, …
                 if not ok:
                     self.add("forbidden-import", f"import of '{m}' is not allowed in a candidate "
-                             f"(allowed: {', '.join(ALLOWED_IMPORTS[:-2])})", node)
+                             f"(allowed: {', '.join((a for a in ALLOWED_IMPORTS if a != '__future__'))})", node)
 
     def check_module_values(self) -> None:
         """Modules are reached only as the base of an attribute chain (torch.empty, tl.load) or renamed (m = torch.nn):
@@ -329,7 +368,7 @@ class _Checker:
             if (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1
                     and isinstance(parent.targets[0], ast.Name)):
                 continue  # a new name for it (an alias, checked as one)
-            if isinstance(parent, ast.If) and "__name__" in ast.unparse(parent.test):
+            if _is_main_guard(parent):
                 continue
             full = self._imported(node)
             if full and _is_module_path(full):
@@ -356,7 +395,7 @@ class _Checker:
                 self.add("forbidden-call", "'.from_file' reads files; a candidate reads only its arguments", node)
             full = self._imported(node)
             ns = _namespace_of(full) if full else None
-            if ns is None or full == ns:
+            if ns is None or full == ns or id(node) in self.autograd_base_nodes:
                 continue
             leaf = full[len(ns) + 1:].split(".")[0]
             if leaf in TOP_LEVEL_MODULES or (leaf in _submodules(ns) and _namespace_of(f"{ns}.{leaf}") != f"{ns}.{leaf}"):
@@ -442,6 +481,8 @@ class _Checker:
 
     def _check_api(self, node: ast.Attribute) -> None:
         """Forbidden parts of the torch and triton APIs, wherever referenced."""
+        if id(node) in self.autograd_base_nodes:
+            return
         full = self.aliases.resolve(_dotted(node))
         parts = full.split(".")
         if len(parts) >= 2 and parts[0] == "torch":
@@ -462,7 +503,7 @@ class _Checker:
                 self.add("module-side-effect", "module-level statements other than imports, definitions and "
                          "constants are not allowed", node)
             elif isinstance(node, (ast.If, ast.For, ast.While, ast.With)):
-                if not (isinstance(node, ast.If) and "__name__" in ast.unparse(node.test)):
+                if not _is_main_guard(node):
                     self.add("module-side-effect", "module-level control flow is not allowed", node)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 for sub in ast.walk(node.value):
@@ -508,7 +549,7 @@ class _Checker:
                     if sub.id in self.functions and sub.id not in self.kernels:
                         todo.append(self.functions[sub.id])
                     elif sub.id in self.classes and self.classes[sub.id] is not cls:
-                        todo += [n for n in self.classes[sub.id].body if isinstance(n, ast.FunctionDef)]
+                        todo += self._run_methods(self.classes[sub.id])
                     elif sub.id in self.module_values and sub.id not in self.aliases.names:
                         # `_tick = _make()` at module level: what forward calls is a closure _make built
                         todo += [self.functions[n.id] for n in ast.walk(self.module_values[sub.id])
@@ -520,20 +561,330 @@ class _Checker:
                     if isinstance(f, ast.Name) and f.id in self.functions and f.id not in self.kernels:
                         todo.append(self.functions[f.id])
                     elif isinstance(f, ast.Name) and f.id in self.classes:
-                        c = self.classes[f.id]
-                        todo += [n for n in c.body if isinstance(n, ast.FunctionDef)]
+                        todo += self._run_methods(self.classes[f.id])
                     elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
                           and f.attr in methods):
                         todo.append(methods[f.attr])
         return [fn for fn in seen.values() if fn.name not in self.kernel_defs or fn is not self.kernel_defs[fn.name]]
 
+    # -- which names hold Python numbers, not tensors ----------------------------------------------
+    def _scalar_annotation(self, ann: ast.AST | None, depth: int = 0) -> bool:
+        """An annotation that names only non-tensor types: int, float, Optional[int], Tuple[int, int], tl.constexpr…"""
+        if ann is None or depth > 10:
+            return False
+        if isinstance(ann, ast.Constant):
+            if isinstance(ann.value, str):  # a forward reference, "Optional[int]"
+                try:
+                    return self._scalar_annotation(ast.parse(ann.value, mode="eval").body, depth + 1)
+                except SyntaxError:
+                    return False
+            return ann.value is None or ann.value is Ellipsis
+        if isinstance(ann, (ast.Name, ast.Attribute)):
+            name = self.aliases.resolve(_dotted(ann))
+            return bool(name) and name.split(".")[-1] in SCALAR_TYPES and (
+                "." not in name or name.split(".")[0] in ("typing", "triton", "torch", "builtins"))
+        if isinstance(ann, ast.Subscript):
+            return self._scalar_annotation(ann.value, depth + 1) and self._scalar_annotation(ann.slice, depth + 1)
+        if isinstance(ann, (ast.Tuple, ast.List)):
+            return all(self._scalar_annotation(e, depth + 1) for e in ann.elts)
+        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+            return self._scalar_annotation(ann.left, depth + 1) and self._scalar_annotation(ann.right, depth + 1)
+        return False
+
+    def _scalar_expr(self, e: ast.AST, names: set[str], attrs: set[str], depth: int = 0) -> bool:
+        """Whether `e` is a Python number (or a tuple of them, a shape, a string) wherever it runs: constants, sizes
+        and strides read from tensors, builtins and math on such values, and the names in `names` (locals and
+        parameters known to hold them) and `self.<attrs>`."""
+        if depth > 30:
+            return False
+        rec = lambda v: self._scalar_expr(v, names, attrs, depth + 1)  # noqa: E731
+        if isinstance(e, ast.Constant):
+            return True
+        if isinstance(e, ast.Name):
+            return e.id in names or (e.id not in self.aliases.names and e.id in self.module_values
+                                     and self._constant(self.module_values[e.id]))
+        if isinstance(e, ast.Attribute):
+            if e.attr in ("ndim", "shape"):
+                return True  # an int, a torch.Size
+            return isinstance(e.value, ast.Name) and e.value.id == "self" and e.attr in attrs
+        if isinstance(e, ast.Subscript):
+            v = e.value
+            if (isinstance(v, ast.Name) and v.id in self.grid_meta and isinstance(e.slice, ast.Constant)
+                    and isinstance(e.slice.value, str)):
+                return True  # meta['BLOCK'] in a launch grid: the kernel's constexprs, numbers
+            return (rec(v) or (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                               and v.func.attr in SCALAR_METHODS)) and rec(e.slice)
+        if isinstance(e, ast.Slice):
+            return all(rec(x) for x in (e.lower, e.upper, e.step) if x is not None)
+        if isinstance(e, ast.Call):
+            f = e.func
+            args = [*e.args, *(k.value for k in e.keywords)]
+            if isinstance(f, ast.Attribute) and f.attr in SCALAR_METHODS and not isinstance(f.value, ast.Constant):
+                return _root(f.value) not in self.aliases.names and all(rec(a) for a in args)
+            if isinstance(f, ast.Name) and f.id in ("int", "float", "bool", "len", "str"):
+                return True  # a Python number (or text) whatever the argument is
+            if isinstance(f, ast.Name) and f.id in ("min", "max", "abs", "round", "divmod", "sum", "pow"):
+                return all(rec(a) for a in args)
+            name = self.aliases.resolve(_dotted(f))
+            if name.startswith("math.") or name in ("triton.cdiv", "triton.next_power_of_2"):
+                return all(rec(a) for a in args)
+            return False
+        if isinstance(e, ast.BinOp):
+            return not isinstance(e.op, ast.MatMult) and rec(e.left) and rec(e.right)
+        if isinstance(e, ast.UnaryOp):
+            return rec(e.operand)
+        if isinstance(e, ast.BoolOp):
+            return all(rec(v) for v in e.values)
+        if isinstance(e, ast.Compare):
+            return rec(e.left) and all(rec(c) for c in e.comparators)
+        if isinstance(e, ast.IfExp):
+            return rec(e.body) and rec(e.orelse) and rec(e.test)
+        if isinstance(e, (ast.Tuple, ast.List)):
+            return all(rec(x) for x in e.elts)
+        return False
+
+    @staticmethod
+    def _bindings(fn: ast.AST) -> dict[str, list[ast.AST | None]]:
+        """name -> the expressions bound to it in `fn` (None: a binding that is not a plain value: `with … as n`,
+        a loop over anything but range(), a tuple unpacked from a call); AugAssign binds the BinOp it computes."""
+        out: dict[str, list[ast.AST | None]] = {}
+
+        def bind(t: ast.AST, v: ast.AST | None) -> None:
+            if isinstance(t, ast.Name):
+                out.setdefault(t.id, []).append(v)
+            elif isinstance(t, (ast.Tuple, ast.List)):
+                if isinstance(v, (ast.Tuple, ast.List)) and len(v.elts) == len(t.elts) and not any(
+                        isinstance(x, ast.Starred) for x in [*t.elts, *v.elts]):
+                    for a, b in zip(t.elts, v.elts):
+                        bind(a, b)
+                else:  # a, b = x.shape: each element is a number if the whole is a shape or a tuple of numbers
+                    for a in t.elts:
+                        bind(a.value if isinstance(a, ast.Starred) else a,
+                             ast.Subscript(value=v, slice=ast.Constant(0)) if v is not None else None)
+            else:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        out.setdefault(n.id, []).append(None)
+
+        for sub in ast.walk(fn):
+            if isinstance(sub, ast.Assign):
+                for t in sub.targets:
+                    bind(t, sub.value)
+            elif isinstance(sub, ast.AnnAssign) and sub.value is not None:
+                bind(sub.target, sub.value)
+            elif isinstance(sub, ast.AugAssign):
+                bind(sub.target, ast.BinOp(left=sub.target, op=sub.op, right=sub.value))
+            elif isinstance(sub, ast.NamedExpr):
+                bind(sub.target, sub.value)
+            elif isinstance(sub, (ast.For, ast.comprehension)):
+                it = sub.iter
+                ok = isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                bind(sub.target, ast.Call(func=ast.Name(id="int", ctx=ast.Load()), args=[], keywords=[]) if ok
+                     else None)
+            elif isinstance(sub, ast.withitem) and sub.optional_vars is not None:
+                bind(sub.optional_vars, None)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not fn:
+                out.setdefault(sub.name, []).append(None)
+        return out
+
+    def _scalar_locals(self, fn: ast.AST, params: set[str], attrs: set[str]) -> set[str]:
+        """Parameters in `params` and the locals of `fn` whose every binding is a Python number (largest fixed point:
+        `n = n + 1` keeps n a number)."""
+        bindings = self._bindings(fn)
+        args = fn.args if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        all_params = {a.arg for a in (args.posonlyargs + args.args + args.kwonlyargs)} if args else set()
+        if args:
+            all_params |= {a.arg for a in (args.vararg, args.kwarg) if a}
+        names = (set(bindings) - all_params) | (params & all_params)
+        names = {n for n in names if n not in all_params or n in params}
+        while True:
+            drop = {n for n in names for v in bindings.get(n, [])
+                    if v is None or not self._scalar_expr(v, names, attrs)}
+            if not drop:
+                return names
+            names -= drop
+
+    def scalar_params(self, cls: ast.ClassDef, path: list[ast.AST]) -> dict[int, set[str]]:
+        """For each forward-path function, its parameters that hold Python numbers: annotated as int/float/…,
+        ModelNew.forward's positions where the problem's get_inputs() returns a number, and a helper's parameter that
+        every call in the file passes a number (the helper named nowhere else: not stored, not passed as a value)."""
+        fns = [fn for fn in path if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        # launch grids: kernel[lambda meta: …] or kernel[grid] with grid a lambda or a def of the same file
+        grids = {node.slice.id for node in ast.walk(self.tree) if isinstance(node, ast.Subscript)
+                 and isinstance(node.value, ast.Name) and node.value.id in self.kernels
+                 and isinstance(node.slice, ast.Name)}
+        for node in ast.walk(self.tree):
+            g = None
+            if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.kernels
+                    and isinstance(node.slice, ast.Lambda)):
+                g = node.slice
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in grids:
+                g = node
+            elif (isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda)
+                  and any(isinstance(t, ast.Name) and t.id in grids for t in node.targets)):
+                g = node.value
+            if g is not None and g.args.args:
+                self.grid_meta.add(g.args.args[0].arg)
+        parents: dict[int, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+        owner: dict[int, ast.ClassDef] = {id(n): c for c in self.classes.values() for n in c.body}
+        # self.<attr> assigned only Python numbers, in any method of any candidate class
+        attr_values: dict[str, list[tuple[ast.AST, ast.AST]]] = {}
+        for c in self.classes.values():
+            for m in c.body:
+                if isinstance(m, (ast.Assign, ast.AnnAssign)) and m.value is not None:  # BLOCK = 256 in the class
+                    for t in (m.targets if isinstance(m, ast.Assign) else [m.target]):
+                        if isinstance(t, ast.Name):
+                            attr_values.setdefault(t.id, []).append((c, m.value))
+                if not isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for sub in ast.walk(m):
+                    if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and sub.value is not None:
+                        for t in (sub.targets if isinstance(sub, ast.Assign) else [sub.target]):
+                            for n in ast.walk(t):
+                                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
+                                    v = sub.value if t is n else None
+                                    if isinstance(sub, ast.AugAssign):
+                                        v = ast.BinOp(left=ast.Attribute(value=n.value, attr=n.attr, ctx=ast.Load()),
+                                                      op=sub.op, right=sub.value)
+                                    attr_values.setdefault(n.attr, []).append((m, v))
+
+        def annotated(fn: ast.AST) -> set[str]:
+            a = fn.args
+            return {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs if self._scalar_annotation(p.annotation)}
+
+        def positional(fn: ast.AST) -> list[str]:
+            names = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+            static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+            return names[1:] if names and id(fn) in owner and not static else names  # self, cls
+
+        # where each function is called by name, or None when it is also named some other way
+        calls: dict[int, list[tuple[ast.AST, ast.Call]] | None] = {}
+        enclosing: dict[int, ast.AST] = {}
+        for f in [*self.functions.values(), *(n for c in self.classes.values() for n in c.body)]:
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for sub in ast.walk(f):
+                    enclosing.setdefault(id(sub), f)
+        forward = {id(n) for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"}
+        for fn in fns:
+            is_method = id(fn) in owner
+            if (id(fn) in forward or any(not self._plain_decorator(d) or (isinstance(d, ast.Name) and d.id == "property")
+                                         for d in fn.decorator_list) or fn.name.startswith("__")
+                    or (not is_method and self.functions.get(fn.name) is not fn)
+                    or (is_method and sum(isinstance(n, ast.FunctionDef) and n.name == fn.name
+                                          for c in self.classes.values() for n in c.body) != 1)):
+                calls[id(fn)] = None
+                continue
+            sites: list[tuple[ast.AST, ast.Call]] | None = []
+            for node in ast.walk(self.tree):
+                named = ((not is_method and isinstance(node, ast.Name) and node.id == fn.name)
+                         or (is_method and isinstance(node, ast.Attribute) and node.attr == fn.name))
+                if not named:
+                    continue
+                call = parents.get(id(node))
+                caller = enclosing.get(id(node))
+                if (not isinstance(call, ast.Call) or call.func is not node or caller is None
+                        or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)):
+                    sites = None
+                    break
+                sites.append((caller, call))
+            calls[id(fn)] = sites or None
+
+        known = self.forward_scalar_positions
+        problem_scalars = {p for n in cls.body if id(n) in forward
+                           for i, p in enumerate(positional(n)) if known is not None and i in known}
+        methods = [m for c in self.classes.values() for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        # every function whose locals matter: the forward path, the callers of its helpers, the methods that set attrs
+        everything = list({id(x): x for x in [*fns, *methods, *(caller for sites in calls.values() if sites
+                                                                 for caller, _ in sites)]}.values())
+        facts: dict[int, set[str]] = {}
+        for fn in everything:
+            a = fn.args
+            allp = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+            if id(fn) in forward:  # the problem's inputs where it writes them out, else forward's annotations
+                facts[id(fn)] = problem_scalars if known is not None else annotated(fn)
+            else:  # optimistic for a helper called by name: dropped below where a call passes anything else
+                facts[id(fn)] = annotated(fn) | (allp if calls.get(id(fn)) else set())
+        attrs = set(attr_values)
+        for _ in range(20):
+            local = {id(fn): self._scalar_locals(fn, facts[id(fn)], attrs) for fn in everything}
+            new_attrs = {k for k, vs in attr_values.items()
+                         if all(v is not None and self._scalar_expr(v, local.get(id(m), set()), attrs) for m, v in vs)}
+            new = {}
+            for fn in everything:
+                keep = set(facts[id(fn)])
+                sites = calls.get(id(fn))
+                if sites:
+                    pos = positional(fn)
+                    defaults = dict(zip(pos[len(pos) - len(fn.args.defaults):], fn.args.defaults))
+                    defaults.update({p.arg: d for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
+                    for p in list(keep):
+                        for caller, call in sites:
+                            given = [a for i, a in enumerate(call.args) if i < len(pos) and pos[i] == p]
+                            given += [k.value for k in call.keywords if k.arg == p]
+                            value = given[0] if given else defaults.get(p)
+                            c = caller.args
+                            caller_params = {a.arg for a in c.posonlyargs + c.args + c.kwonlyargs} - {"self"}
+                            if p in annotated(fn):  # an annotation is believed unless a possible tensor is passed
+                                lie = (isinstance(value, ast.Name) and value.id in caller_params
+                                       and value.id not in facts.get(id(caller), set()))
+                            else:
+                                lie = value is None or not self._scalar_expr(value, local[id(caller)], new_attrs)
+                            if lie:
+                                keep.discard(p)
+                                break
+                new[id(fn)] = keep
+            if new == facts and new_attrs == attrs:
+                break
+            facts, attrs = new, new_attrs
+        return facts
+
+    def _own_instance_attr(self, attr: str) -> bool:
+        """Whether every assignment of `self.<attr>` (in any class of the candidate) is an instance of one of the
+        candidate's own classes (self.act = TritonGELU()): calling it runs that class's forward or __call__, which is
+        on the forward path and checked, not a torch module."""
+        values = [sub.value for c in self.classes.values() for sub in ast.walk(c)
+                  if isinstance(sub, (ast.Assign, ast.AnnAssign)) and sub.value is not None
+                  and any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                          and t.value.id == "self" for t in (sub.targets if isinstance(sub, ast.Assign) else [sub.target]))]
+        return bool(values) and all(isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in self.classes
+                                    and self._plain_module_class(self.classes[v.func.id]) for v in values)
+
+    def _plain_module_class(self, c: ast.ClassDef, depth: int = 0) -> bool:
+        """A class of the candidate built on nn.Module (or object) alone: `class Act(nn.ReLU): pass` would run torch's
+        forward, which no rule reads."""
+        if depth > 10:
+            return False
+        for b in c.bases:
+            name = self.aliases.resolve(_dotted(b))
+            if isinstance(b, ast.Name) and b.id in self.classes:
+                if not self._plain_module_class(self.classes[b.id], depth + 1):
+                    return False
+            elif name not in ("torch.nn.Module", "torch.nn.modules.module.Module", "object"):
+                return False
+        return True
+
+    def _run_methods(self, c: ast.ClassDef) -> list[ast.AST]:
+        """The methods of a class forward names that may run there: all of them, but an autograd.Function's backward
+        (and jvp/vjp), which autograd runs only when a gradient is asked for (a `.backward` named on the forward path
+        puts it there by name)."""
+        skip = AUTOGRAD_ONLY if c.name in self.autograd_classes else set()
+        return [n for n in c.body if isinstance(n, ast.FunctionDef) and n.name not in skip]
+
     def check_forward(self, cls: ast.ClassDef) -> None:
         methods = {n.name for c in [cls] + [self.classes[b.id] for b in cls.bases
                                              if isinstance(b, ast.Name) and b.id in self.classes]
                    for n in c.body if isinstance(n, ast.FunctionDef)}
-        for fn in self.forward_path(cls):
+        path = self.forward_path(cls)
+        scalars = self.scalar_params(cls, path)
+        for fn in path:
             assert isinstance(fn, ast.FunctionDef)
             params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self"}
+            # arithmetic on a parameter that holds a Python number (an int from get_inputs, a helper's block size) is
+            # host arithmetic, not torch compute; the runtime log still sees any ATen op it would run
+            maybe_tensors = params - scalars.get(id(fn), set())
             local_names = params | {t.id for sub in ast.walk(fn) if isinstance(sub, (ast.Assign, ast.For, ast.With))
                                     for t in ast.walk(sub) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
             self._check_device_probes(fn)
@@ -544,13 +895,14 @@ class _Checker:
                 elif isinstance(sub, ast.BinOp):
                     if isinstance(sub.op, ast.MatMult):
                         self.add("torch-compute", "the '@' operator runs torch matmul in forward", sub)
-                    elif any(isinstance(s, ast.Name) and s.id in params for s in (sub.left, sub.right)):
+                    elif any(isinstance(s, ast.Name) and s.id in maybe_tensors for s in (sub.left, sub.right)):
                         self.add("torch-compute", "arithmetic on an input tensor in forward runs torch, "
                                  "not Triton", sub)
-                elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id in params:
+                elif (isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name)
+                      and sub.target.id in maybe_tensors):
                     self.add("torch-compute", "in-place arithmetic on an input tensor runs torch", sub)
                 elif isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub) and isinstance(sub.operand, ast.Name) \
-                        and sub.operand.id in params:
+                        and sub.operand.id in maybe_tensors:
                     self.add("torch-compute", "negating an input tensor runs torch", sub)
                 elif isinstance(sub, ast.Attribute):
                     if sub.attr in MODE_ATTRS and isinstance(sub.ctx, ast.Load):
@@ -571,8 +923,21 @@ class _Checker:
                     self.add("state-in-forward", "a mutable default argument on a forward-path function keeps "
                              "state across calls", default)
             for dec in fn.decorator_list:
-                self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
-                         "is not allowed", dec)
+                if not self._plain_decorator(dec):
+                    self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
+                             "is not allowed (staticmethod, classmethod, property and torch.no_grad() are)", dec)
+
+    def _plain_decorator(self, dec: ast.AST) -> bool:
+        """staticmethod, classmethod, property (and a property's .setter) and torch.no_grad(): they keep no state
+        and run nothing of their own (the builtins' names not rebound by the candidate)."""
+        if isinstance(dec, ast.Name):
+            return dec.id in ("staticmethod", "classmethod", "property") and not (
+                dec.id in self.functions or dec.id in self.classes or dec.id in self.module_names
+                or dec.id in self.aliases.names)
+        if isinstance(dec, ast.Attribute) and dec.attr in ("setter", "getter", "deleter"):
+            return isinstance(dec.value, ast.Name)
+        return (isinstance(dec, ast.Call) and not dec.args and not dec.keywords
+                and self.aliases.resolve(_dotted(dec.func)) == "torch.no_grad")
 
     def _check_closure_state(self, fn: ast.FunctionDef) -> None:
         """A function defined inside another that changes the enclosing function's variables (seen.append(1),
@@ -669,7 +1034,7 @@ class _Checker:
         if isinstance(f, ast.Attribute):
             meth = f.attr
             if isinstance(f.value, ast.Name) and f.value.id == "self":
-                if meth not in methods:
+                if meth not in methods and not self._own_instance_attr(meth):
                     self.add("torch-compute", f"forward calls submodule 'self.{meth}': torch computes it, "
                              "not a Triton kernel", call)
                 return
@@ -680,6 +1045,13 @@ class _Checker:
                 if root == "self" or (root and root not in local_names and root in self.module_names):
                     self.add("state-in-forward", f"forward mutates '{ast.unparse(f.value)}' (state kept across "
                              "calls is not allowed)", call)
+        elif isinstance(f, ast.Name) and f.id == "next" and call.args and f.id not in self.functions:
+            # next(_calls) on an iterator made once (iter(range(10**9)) at module level, or kept on self) counts the
+            # calls: right for as many as the verifier makes, then less work
+            root = _root(call.args[0])
+            if root == "self" or (root and root not in local_names and root in self.module_names):
+                self.add("state-in-forward", f"forward advances the iterator '{ast.unparse(call.args[0])}', kept "
+                         "across calls (a call counter)", call)
 
     def _check_kernel_node(self, kernel: str, sub: ast.AST, params: dict[str, ast.arg]) -> None:
         """Kernel code is Triton: it calls triton.language, other @triton.jit functions, functions passed in as
@@ -740,7 +1112,11 @@ class _Checker:
             return self._constant(v.left, params, depth + 1) and self._constant(v.right, params, depth + 1)
         if isinstance(v, ast.Call):
             f = self.aliases.resolve(_dotted(v.func))
-            return ((f in ("triton.language.constexpr", "triton.language.core.constexpr") or f.startswith("math."))
+            builtin = (isinstance(v.func, ast.Name) and v.func.id in ("float", "int", "bool")
+                       and v.func.id not in self.functions and v.func.id not in self.classes
+                       and v.func.id not in self.module_names and v.func.id not in self.aliases.names)
+            return ((f in ("triton.language.constexpr", "triton.language.core.constexpr") or f.startswith("math.")
+                     or builtin)  # NEG_INF = float("-inf")
                     and all(self._constant(a, params, depth + 1) for a in v.args) and not v.keywords)
         return False
 
@@ -773,9 +1149,12 @@ class _Checker:
                     # FMT=str as a default is never passed at launch, so the launch log never sees it
                     self.add("forbidden-call", f"kernel '{name}' has the default '{ast.unparse(d)}': a kernel "
                              "parameter's default must be a constant", d)
-            for sub in ast.walk(fn):
+            # the kernel's parameters and body: its decorators (@triton.autotune(configs=_CONFIGS), heuristics) are
+            # host code that runs at launch, under the rules for the rest of the file and the launch log
+            nodes = [n for part in [fn.args, *fn.body] for n in ast.walk(part)]
+            for sub in nodes:
                 self._check_kernel_node(name, sub, params)
-            for sub in ast.walk(fn):
+            for sub in nodes:
                 if (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in params
                         and sub.id not in self.kernels and sub.id not in self.aliases.names
                         and (sub.id in self.classes or sub.id in self.functions
@@ -783,7 +1162,7 @@ class _Checker:
                     self.add("forbidden-call", f"kernel '{name}' uses the module-level object '{sub.id}': kernel code "
                              "reads only its arguments, constants and triton.language (the interpreter would run an "
                              "object's methods on the kernel's values as plain Python)", sub)
-            for sub in ast.walk(fn):
+            for sub in nodes:
                 if isinstance(sub, ast.Name) and self.aliases.resolve(sub.id).split(".")[0] == "torch":
                     self.add("torch-compute", f"kernel '{name}' uses torch inside device code", sub)
                     break
@@ -812,16 +1191,86 @@ def _class_method(tree: ast.Module, cls: str, meth: str) -> tuple[ast.ClassDef |
     return None, None
 
 
+def _number_positions(problem: ast.Module) -> set[int] | None:
+    """Positions of get_inputs()'s list that are Python numbers in every return (`[x, 0.5, factor]` with
+    `factor = 3` at module level): forward receives those arguments as numbers, not tensors. None where get_inputs
+    returns no list written out."""
+    consts: dict[str, ast.AST] = {}
+    for node in problem.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            consts[node.targets[0].id] = node.value
+
+    def number(e: ast.AST, depth: int = 0) -> bool:
+        if depth > 10:
+            return False
+        if isinstance(e, ast.Constant):
+            return type(e.value) in (int, float, bool)
+        if isinstance(e, ast.Name):
+            return e.id in consts and number(consts[e.id], depth + 1)
+        if isinstance(e, ast.UnaryOp):
+            return number(e.operand, depth + 1)
+        if isinstance(e, ast.BinOp):
+            return number(e.left, depth + 1) and number(e.right, depth + 1)
+        return False
+
+    found: set[int] | None = None
+    for node in problem.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "get_inputs":
+            for r in ast.walk(node):
+                if isinstance(r, ast.Return):
+                    if not isinstance(r.value, (ast.List, ast.Tuple)):
+                        return None
+                    here = set()
+                    for i, e in enumerate(r.value.elts):
+                        if isinstance(e, ast.Starred):
+                            break
+                        if number(e):
+                            here.add(i)
+                    found = here if found is None else found & here
+    return found
+
+
+def _is_main_guard(node: ast.AST) -> bool:
+    """`if __name__ == "__main__":` at module level, written exactly so."""
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare) or len(node.test.ops) != 1 \
+            or not isinstance(node.test.ops[0], ast.Eq):
+        return False
+    sides = [node.test.left, node.test.comparators[0]]
+    return (any(isinstance(e, ast.Name) and e.id == "__name__" for e in sides)
+            and any(isinstance(e, ast.Constant) and e.value == "__main__" for e in sides))
+
+
+def _without_main_block(tree: ast.Module) -> tuple[ast.Module, list[Finding]]:
+    """The module without its `if __name__ == "__main__":` blocks (a self-test: timing with triton.testing, checks
+    with torch.testing, prints), which never run when the candidate is imported, by the verifier or the user's code.
+    `__name__` must not be rebound anywhere, or the block could run."""
+    rebinds = [n for n in ast.walk(tree) if (isinstance(n, ast.Name) and n.id == "__name__"
+                                            and not isinstance(n.ctx, ast.Load))
+               or (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == "__name__")
+               or (isinstance(n, ast.alias) and (n.asname or n.name) == "__name__")
+               or (isinstance(n, ast.arg) and n.arg == "__name__")]
+    if rebinds:
+        return tree, [Finding("static", "monkey-patch", "the candidate rebinds '__name__'", getattr(rebinds[0], "lineno", None))]
+    body = [n for n in tree.body if not _is_main_guard(n)]
+    if len(body) == len(tree.body):
+        return tree, []
+    return ast.Module(body=body, type_ignores=tree.type_ignores), []
+
+
 def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[Finding]:
     """Run the parse and static layers; return findings (empty when the candidate may run)."""
     try:
         tree = ast.parse(candidate_src)
     except SyntaxError as e:
         return [Finding("parse", "syntax-error", f"candidate does not parse: {e.msg}", e.lineno)]
+    tree, rebound = _without_main_block(tree)
+    if rebound:
+        return rebound
     cls, _ = _class_method(tree, "ModelNew", "forward")
     if cls is None:
         return [Finding("parse", "missing-modelnew", "candidate defines no top-level class ModelNew", None)]
     out: list[Finding] = []
+    ref = None
     if problem_src is not None:
         try:
             ref = ast.parse(problem_src)
@@ -842,6 +1291,8 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
     if out:
         return out
     c = _Checker(tree)
+    if problem_src is not None and ref is not None:
+        c.forward_scalar_positions = _number_positions(ref)
     c.collect()
     if not c.kernels:
         c.add("no-triton-kernel", "candidate defines no @triton.jit kernel", None)

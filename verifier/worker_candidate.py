@@ -22,7 +22,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import _interp_bf16
+from . import _interp_bf16, _interp_libdevice
 from .compare import CONTAINERS, _plain_dict
 from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters, seed_all,
                            serve, snapshot, to_device, write_json)
@@ -184,6 +184,24 @@ def _untimed_autotune() -> None:
     from triton.runtime.autotuner import Autotuner
 
     Autotuner._bench = lambda self, *args, config, **meta: [0.0, 0.0, 0.0]
+
+
+def _cuda_guards_without_a_gpu() -> None:
+    """On a CPU: torch.cuda.synchronize() waits for nothing, and `with torch.cuda.device(x.device):` selects nothing.
+    GPU code calls both around its launches, and without CUDA they raised ("Torch not compiled with CUDA enabled",
+    "Expected a cuda device, but got: cpu"): a candidate right on the user's GPU was rejected on a CPU."""
+    class _NoDevice:
+        def __init__(self, device=None):
+            self.device = device
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    torch.cuda.synchronize = lambda device=None: None
+    torch.cuda.device = _NoDevice
 
 
 class _Dispatch(TorchDispatchMode):
@@ -502,6 +520,8 @@ def main(job_path: str) -> int:
         _untimed_autotune()
         _log_interpreter_text()
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
+        _interp_libdevice.install()  # libdevice.erf / tanh / … in numpy (the interpreter's are stubs)
+        _cuda_guards_without_a_gpu()
     oplog = _OpLog()
     t0 = _clock()
     _WORKER.update((id(o), o) for o in gc.get_objects() if issubclass(type(o), torch.Tensor))
@@ -518,7 +538,7 @@ def main(job_path: str) -> int:
     for cfg in configs:
         try:
             seed_all(cfg["seed"])
-            model = ModelNew(*cfg["init"]).to(device)
+            model = ModelNew(*cfg["init"], **cfg.get("init_kwargs", {})).to(device)
             if cfg.get("perturb"):
                 perturb_parameters(model, cfg["seed"])
             live = kept_tensors(model, vars(cand))

@@ -27,13 +27,37 @@ def _exec(src: str, name: str) -> types.ModuleType:
     return mod
 
 
+def init_args(mod) -> tuple[list, dict]:
+    """Model's arguments from get_init_inputs(): a list (or tuple) of positional ones, or a dict of keyword ones
+    (Model(**kwargs)); anything else is named in the problem's error (a tensor or None would have been iterated)."""
+    v = mod.get_init_inputs()
+    if isinstance(v, (list, tuple)):
+        return list(v), {}
+    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+        return [], dict(v)
+    raise TypeError(f"get_init_inputs() must return a list of Model's arguments (or a dict of keyword arguments); it "
+                    f"returned {type(v).__name__}" + (" (write `return []` for none)" if v is None else ""))
+
+
+def input_list(mod) -> list:
+    """forward's arguments from get_inputs(): a list (or tuple). A tensor is not iterated into its rows: a clear error
+    instead (a problem that returned torch.randn(n, m) ran forward with n arguments)."""
+    import torch
+
+    v = mod.get_inputs()
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    raise TypeError(f"get_inputs() must return a list of forward's arguments; it returned {type(v).__name__}"
+                    + (" (write `return [x]` for one tensor)" if isinstance(v, torch.Tensor) else ""))
+
+
 def _numels(src: str) -> list[int]:
     """Element counts of the inputs at these constants, without allocating (meta device)."""
     import torch
 
     mod = _exec(src, "_probe")
     with torch.device("meta"):
-        xs = mod.get_inputs()
+        xs = input_list(mod)
     return [x.numel() for x in xs if isinstance(x, torch.Tensor)]
 
 
@@ -46,7 +70,8 @@ def _param_numel(src: str) -> int:
     try:
         mod = _exec(src, "_probe_params")
         with torch.device("meta"):
-            model = mod.Model(*mod.get_init_inputs())
+            args, kwargs = init_args(mod)
+            model = mod.Model(*args, **kwargs)
         return sum(t.numel() for t in [*model.parameters(), *model.buffers()])
     except Exception:
         return 0
@@ -148,9 +173,10 @@ def _forward_once(src: str, device: str) -> None:
     import torch
 
     mod = _exec(src, "_probe_run")
-    model = mod.Model(*mod.get_init_inputs()).to(device)
+    args, kwargs = init_args(mod)
+    model = mod.Model(*args, **kwargs).to(device)
     with torch.no_grad():
-        model(*to_device(list(mod.get_inputs()), device))
+        model(*to_device(input_list(mod), device))
 
 
 # common factors (numerator, denominator) of the variants odd1, odd2, ... when odd sizes break the reference
@@ -227,9 +253,9 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
 
     mod = _exec(src, name)
     seed_all(seed)
-    init = list(mod.get_init_inputs())
+    init = init_args(mod)
     seed_all(seed)
-    model = mod.Model(*init).to(device)
+    model = mod.Model(*init[0], **init[1]).to(device)
     if perturb:
         perturb_parameters(model, seed)
     kept = snapshot(kept_tensors(model))
@@ -245,7 +271,7 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
         # inputs from their own seed, which never leaves this sandbox: the candidate is constructed under `seed`
         # (for the same weights), so inputs drawn from seeds derived from it could be predicted in __init__
         seed_all(input_seed + 1 + t)
-        inputs = to_device(list(mod.get_inputs()), device)
+        inputs = to_device(input_list(mod), device)
         if signed:
             inputs = _signed(inputs)
         if ordered:
@@ -438,7 +464,8 @@ def main(job_path: str) -> int:
             skipped.append({"label": label, "constants": vals, "why": "inputs sorted along every axis give the "
                             "reference non-finite outputs (outside the problem's domain)"})
             continue
-        cand_side.append({"label": label, "seed": cseed, "init": _cpu(init), "perturb": label.startswith("odd"),
+        cand_side.append({"label": label, "seed": cseed, "init": _cpu(init[0]), "init_kwargs": _cpu(init[1]),
+                          "perturb": label.startswith("odd"),
                           "inputs": [given for _, _, given in trials],  # as they were before forward
                           **({"timed_from": job["trials"]} if label == "base" and extra else {})})
         ref_side.append({"label": label, "outputs": [_cpu(o) for _, o, _ in trials]})
