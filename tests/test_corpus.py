@@ -111,3 +111,12 @@ def test_state_kept_in_a_closure_is_refused_statically_and_at_runtime(name):
     src = (CORPUS / "problems" / "relu.py").read_text()
     v = verify_batch(src, [path.read_text()], static_checks=False, time_on_cpu=True, compile_baseline=False)[0]
     assert not v.ok and v.stage == "correctness" and "state-in-forward" in v.rules, v.summary()
+
+
+def test_the_interpreters_globals_do_not_reach_the_candidates_module():
+    """Round 5: Triton's interpreter copied its module's globals (numpy as np) into the kernel's module at the first
+    launch and forward computed ReLU in numpy (verified). With the static rules off, `np` must stay undefined."""
+    path = CORPUS / "cheats" / "relu__interpreter_numpy.py"
+    src = (CORPUS / "problems" / "relu.py").read_text()
+    v = verify_batch(src, [path.read_text()], static_checks=False)[0]
+    assert not v.ok and v.stage == "sandbox" and "NameError" in v.summary(), v.summary()

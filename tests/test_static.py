@@ -307,3 +307,17 @@ def test_a_helper_forward_defines_and_calls_on_its_own_variables_is_not_state():
            "    relu_kernel[(triton.cdiv(t.numel(), 1024),)](t, y, t.numel(), BLOCK=1024)\n    outs.append(y)\n" \
            "launch(x)\nreturn outs[0]\n"
     assert rules(cand(forward_body=body)) == set()
+
+
+def test_a_name_never_imported_or_defined_is_refused():
+    """Round 5: Triton's interpreter copies its globals (numpy as np, inspect, time) into a kernel's module at the first
+    launch; a candidate read `np` without importing it and computed in numpy on the CPU verifier."""
+    body = "y = torch.empty_like(x)\nrelu_kernel[(1,)](x, y, 1, BLOCK=16)\nnp.copyto(y, 0.0)\nreturn y\n"
+    assert "undefined-name" in rules(cand(forward_body=body))
+    assert "undefined-name" in rules(cand(forward_body="t0 = time.perf_counter()\n" + textwrap.dedent(HONEST_FORWARD)))
+
+
+def test_star_imports_of_allowed_modules_bind_their_names():
+    src = cand().replace("import triton.language as tl\n", "import triton.language as tl\nfrom math import *\n")
+    src = src.replace("return y\n", "k = floor(2.5)\nreturn y\n")
+    assert "undefined-name" not in rules(src)

@@ -456,6 +456,51 @@ class _Checker:
             if parts[1] in TRITON_FORBIDDEN:
                 self.add("forbidden-call", f"'{full}' (Triton internals) is not allowed", node)
 
+    def check_names(self) -> None:
+        """Every name the candidate reads is one it binds (an import, a def, a class, an assignment, a parameter, a
+        loop or comprehension variable) or a Python builtin. Under TRITON_INTERPRET=1 Triton's interpreter copies its
+        own module's globals into a kernel's module at the first launch (numpy as `np`, `inspect`, `time`), so code
+        that reads a name it never imported ran numpy on a tensor's memory on the CPU verifier (and fails with a
+        NameError on a GPU)."""
+        import builtins
+
+        bound = set(self.aliases.names) | {"__name__", "__doc__", "__qualname__", "__module__", "__annotations__"}
+        star = [n.module for n in ast.walk(self.tree) if isinstance(n, ast.ImportFrom) and n.module
+                and any(a.name == "*" for a in n.names)]
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, ast.arg):
+                bound.add(node.arg)
+            elif isinstance(node, (ast.alias,)):
+                bound.add((node.asname or node.name).split(".")[0])
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                bound.add(node.name)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                bound.add(node.name)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                bound.add(node.rest)
+        for node in ast.walk(self.tree):
+            if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound
+                    and not hasattr(builtins, node.id) and not any(self._star_provides(m, node.id) for m in star)):
+                self.add("undefined-name", f"'{node.id}' is never imported or defined in the candidate (under "
+                         "Triton's interpreter the kernel's module gets the interpreter's own globals, numpy as 'np' "
+                         "among them; on a GPU it is a NameError): import what the code uses", node)
+
+    @staticmethod
+    def _star_provides(module: str, name: str) -> bool:
+        """Whether `from module import *` (an allowed module: torch, triton, …) binds `name`."""
+        if not any(module == a or module.startswith(a + ".") for a in ALLOWED_IMPORTS):
+            return False
+        try:
+            mod = importlib.import_module(module)
+        except Exception:
+            return False
+        names = getattr(mod, "__all__", None)
+        return name in names if names is not None else (hasattr(mod, name) and not name.startswith("_"))
+
     def check_module_level(self) -> None:
         for node in self.tree.body:
             if isinstance(node, ast.Expr) and not (isinstance(node.value, ast.Constant)):
@@ -855,6 +900,7 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
     c.check_attribute_chains()
     c.check_module_values()
     c.check_module_level()
+    c.check_names()
     c.check_forward(cls)
     c.check_kernels()
     c.check_kernel_objects()

@@ -177,6 +177,27 @@ def _log_interpreter_text() -> None:
     interpreter._patch_lang_tensor = patched
 
 
+def _interpreter_globals_apart() -> None:
+    """On a CPU: Triton's interpreter runs a kernel's rewritten source in the kernel's module globals, and first copies
+    into them every global of its own module that they lack: numpy as `np`, `inspect`, `time`, `ast`, … A candidate's
+    host code could use `np` after its first launch (numpy over a tensor's memory through `__array_interface__`: a
+    ReLU computed by numpy with no torch op and no logged read; relu__interpreter_numpy). The rewritten kernel runs in
+    a copy of the module's globals with the interpreter's added: the candidate's own globals stay as it wrote them."""
+    from triton.runtime import interpreter
+
+    rewriter = getattr(interpreter, "FunctionRewriter", None)
+    if rewriter is None or not hasattr(rewriter, "_compile_and_exec"):
+        return
+
+    def _compile_and_exec(self, transformed_ast):
+        code = compile(transformed_ast, filename=self.filename, mode="exec")
+        local_namespace = {**self.kwargs}
+        exec(code, {**vars(interpreter), **self.fn.__globals__}, local_namespace)
+        return local_namespace[self.fn.__name__]
+
+    rewriter._compile_and_exec = _compile_and_exec
+
+
 def _untimed_autotune() -> None:
     """On a CPU, where kernels run in Triton's interpreter: @triton.autotune picks its first config without
     timing any (the interpreter has no driver to time with, and fails "0 active drivers"); the config
@@ -500,6 +521,7 @@ def main(job_path: str) -> int:
     _install_launch_recorder()
     if device == "cpu":
         _untimed_autotune()
+        _interpreter_globals_apart()
         _log_interpreter_text()
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
     oplog = _OpLog()
