@@ -309,6 +309,34 @@ def test_a_helper_forward_defines_and_calls_on_its_own_variables_is_not_state():
     assert rules(cand(forward_body=body)) == set()
 
 
+_N8 = "y = torch.empty_like(x)\nrelu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)\nreturn y\n"
+
+
+@pytest.mark.parametrize("extra, body", [
+    ("", "me = self\nme.calls = 1\n"),                                       # another name for self
+    ("", "me = (self,)[0]\nme.calls = 1\n"),
+    ("", "for m in [self]:\n    m.calls = 1\n"),
+    ("_CALLS = []\n", "box = _CALLS\nbox.append(1)\n"),                     # another name for a module-level list
+    ("_CALLS = [0]\n", "box = _CALLS\nbox[0] = box[0] + 1\n"),
+    # a module-level list handed to a helper, which appends to its parameter
+    ("_CALLS = []\ndef _count(log):\n    log.append(1)\n    return len(log)\n", "_count(_CALLS)\n"),
+    ("def _bump(m):\n    m.calls = 1\n", "_bump(self)\n"),
+    ("_TICKS = iter(range(1000))\n", "next(_TICKS, None)\n"),                # an iterator's position
+    ("", "next(self.ticks, None)\n"),
+])
+def test_state_kept_through_another_name_is_state(extra, body):
+    """Round 5: the store and mutation rules looked for 'self' or a module-level name as the root; an alias (me = self),
+    a helper's parameter or next() on a module-level iterator kept a call counter in plain Python."""
+    src = cand(forward_body=body + "n = x.numel()\n" + _N8, extra=extra)
+    assert "state-in-forward" in rules(src)
+
+
+def test_locals_forward_made_may_be_changed():
+    body = "n = x.numel()\nshape = list(x.shape)\nshape[0] = shape[0]\nparts = []\nparts.append(n)\n" \
+           "meta = {}\nmeta['n'] = n\n" + _N8
+    assert rules(cand(forward_body=body)) == set()
+
+
 def test_a_name_never_imported_or_defined_is_refused():
     """Round 5: Triton's interpreter copies its globals (numpy as np, inspect, time) into a kernel's module at the first
     launch; a candidate read `np` without importing it and computed in numpy on the CPU verifier."""

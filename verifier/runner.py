@@ -458,8 +458,8 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
     state = result.get("state_changed")
     if state and not ref.state_changed:
         names = ", ".join(str(n) for n in state[:4])
-        corr_fail = corr_fail or ("state-in-forward", f"forward changed tensors the module keeps between calls "
-                                  f"({names}): state kept across calls, which the reference does not keep (a "
+        corr_fail = corr_fail or ("state-in-forward", f"forward changed tensors or Python values the module keeps "
+                                  f"between calls ({names}): state kept across calls, which the reference does not keep (a "
                                   "call counter or a cached result); scratch memory belongs in forward's own "
                                   "allocations")
     v.trials = {"passed": passed, "run": run}

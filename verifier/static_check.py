@@ -581,11 +581,12 @@ class _Checker:
             params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self"}
             local_names = params | {t.id for sub in ast.walk(fn) if isinstance(sub, (ast.Assign, ast.For, ast.With))
                                     for t in ast.walk(sub) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            held = self._held_names(fn, params, local_names)
             self._check_device_probes(fn)
             self._check_closure_state(fn)
             for sub in ast.walk(fn):
                 if isinstance(sub, ast.Call):
-                    self._check_forward_call(sub, methods, local_names)
+                    self._check_forward_call(sub, methods, local_names, held)
                 elif isinstance(sub, ast.BinOp):
                     if isinstance(sub.op, ast.MatMult):
                         self.add("torch-compute", "the '@' operator runs torch matmul in forward", sub)
@@ -611,6 +612,10 @@ class _Checker:
                             if root == "self" or (root and root not in local_names):
                                 self.add("state-in-forward", f"forward stores into '{ast.unparse(t)}': state kept "
                                          "across calls (caching, memoization) is not allowed", sub)
+                            elif root in held:
+                                self.add("state-in-forward", f"forward stores into '{ast.unparse(t)}', and '{root}' "
+                                         "is not an object forward made (an argument, self or a module-level object, "
+                                         "under another name): state kept across calls is not allowed", sub)
             for default in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
                 if isinstance(default, (ast.Dict, ast.List, ast.Set, ast.Call)):
                     self.add("state-in-forward", "a mutable default argument on a forward-path function keeps "
@@ -618,6 +623,48 @@ class _Checker:
             for dec in fn.decorator_list:
                 self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
                          "is not allowed", dec)
+
+    def _held_names(self, fn: ast.FunctionDef, params: set[str], local_names: set[str]) -> set[str]:
+        """Names in a forward-path function that may refer to objects outliving the call: its parameters (self, an
+        argument: a helper may be handed self or a module-level list), and locals bound to what such a name or a
+        module-level object reaches (`me = self`, `box = _CALLS`, `for m in self.parts`, `c = self.cfg`). Storing into
+        one, or mutating it, keeps state across calls as surely as `self.calls += 1` does."""
+        import builtins
+
+        held = set(params) | {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {"self"}
+        held |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a}
+
+        def outer(e: ast.AST) -> bool:
+            names = [e] if not isinstance(e, (ast.Tuple, ast.List)) else list(e.elts)
+            for x in names:
+                if isinstance(x, (ast.IfExp, ast.BoolOp, ast.NamedExpr)):
+                    if any(outer(v) for v in ast.iter_child_nodes(x)):
+                        return True
+                    continue
+                r = _root(x)
+                if r is None:
+                    if isinstance(x, (ast.Subscript, ast.Attribute, ast.Starred)):
+                        return outer(x.value)  # (self,)[0], [_CALLS][0]
+                    continue
+                if r in held or (r not in local_names and r not in self.aliases.names and not hasattr(builtins, r)):
+                    return True
+            return False
+
+        for _ in range(4):
+            for sub in ast.walk(fn):
+                pairs = []
+                if isinstance(sub, ast.Assign):
+                    pairs = [(t, sub.value) for t in sub.targets]
+                elif isinstance(sub, (ast.AnnAssign, ast.NamedExpr)) and sub.value is not None:
+                    pairs = [(sub.target, sub.value)]
+                elif isinstance(sub, (ast.For, ast.comprehension)):
+                    pairs = [(sub.target, sub.iter)]
+                elif isinstance(sub, ast.withitem) and sub.optional_vars is not None:
+                    pairs = [(sub.optional_vars, sub.context_expr)]
+                for target, value in pairs:
+                    if outer(value):
+                        held |= _bound_names(target)
+        return held
 
     def _check_closure_state(self, fn: ast.FunctionDef) -> None:
         """A function defined inside another that changes the enclosing function's variables (seen.append(1),
@@ -689,10 +736,17 @@ class _Checker:
                 self.add("mode-dependent", f"forward looks at the device ({probe}): behaviour must not depend on the "
                          "device (pass x.device along to allocations, do not test it)", sub)
 
-    def _check_forward_call(self, call: ast.Call, methods: set[str], local_names: set[str]) -> None:
+    def _check_forward_call(self, call: ast.Call, methods: set[str], local_names: set[str],
+                            held: set[str] = frozenset()) -> None:
         f = call.func
         name = self.aliases.resolve(_dotted(f))
         parts = name.split(".") if name else []
+        if isinstance(f, ast.Name) and f.id == "next" and f.id not in self.functions and call.args:
+            root = _root(call.args[0])
+            if root and (root in held or root not in local_names):
+                self.add("state-in-forward", f"'{ast.unparse(call)}' advances an iterator that outlives the call: "
+                         "its position is a call counter (state kept across calls)", call)
+                return
         if parts and parts[-1] in MODE_CALLS:
             self.add("mode-dependent", f"forward calls '{name}': behaviour must not depend on grad mode", call)
             return
@@ -722,7 +776,7 @@ class _Checker:
                 self.add("torch-compute", f"tensor method '.{meth}()' runs torch compute in forward", call)
             elif meth in MUTATING_METHODS:
                 root = _root(f.value)
-                if root == "self" or (root and root not in local_names and root in self.module_names):
+                if root == "self" or root in held or (root and root not in local_names and root in self.module_names):
                     self.add("state-in-forward", f"forward mutates '{ast.unparse(f.value)}' (state kept across "
                              "calls is not allowed)", call)
 
@@ -832,6 +886,17 @@ class _Checker:
                 if isinstance(sub, ast.Name) and self.aliases.resolve(sub.id).split(".")[0] == "torch":
                     self.add("torch-compute", f"kernel '{name}' uses torch inside device code", sub)
                     break
+
+
+def _bound_names(target: ast.AST) -> set[str]:
+    """The names an assignment target binds (a, (a, b), [a, *b]); not those a store into x[i] or x.y reads."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {n for e in target.elts for n in _bound_names(e)}
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    return set()
 
 
 def _positional_arity(fn: ast.FunctionDef | None) -> tuple[int, int, bool]:

@@ -24,8 +24,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import _interp_bf16
 from .compare import CONTAINERS, _plain_dict
-from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters, seed_all,
-                           serve, snapshot, to_device, write_json)
+from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters,
+                           python_state, python_state_changes, seed_all, serve, snapshot, to_device, write_json)
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 _clock = time.perf_counter  # bound before any candidate code is imported
@@ -551,6 +551,9 @@ def main(job_path: str) -> int:
             gc.collect()
             held = _held_tensors(live, kept, result["trials"])
             held_snap = {k: torch.Tensor.detach(t).clone() for k, t in held.items()}
+            # and the Python state it can reach (an attribute set through an alias of self, a module-level list a
+            # helper appends to, a module-level iterator forward calls next() on: a call counter in plain Python)
+            py_state = python_state([model, vars(cand)])
         except BaseException as e:
             result["error"] = error_info("init", e)
             break
@@ -586,7 +589,9 @@ def main(job_path: str) -> int:
             gc.collect()  # cyclic garbage of the trials is not state
             now = _held_tensors(kept_tensors(model, vars(cand)), kept, held_snap, result["trials"])
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in _held_changes(held, held_snap, now)]
-            held = held_snap = now = None
+            result["state_changed"] += [f"{cfg['label']}: {n}" for n in python_state_changes(
+                py_state, python_state([model, vars(cand)]))]
+            held = held_snap = now = py_state = None
         except BaseException as e:
             result["state_changed"].append(f"{cfg['label']}: unreadable ({type(e).__name__})")
         if cfg["label"] == "base" and base is None:
