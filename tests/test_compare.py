@@ -66,3 +66,10 @@ def test_the_absolute_tolerance_is_at_most_rtol_times_the_largest_expected_value
     z = torch.zeros(10)
     assert compare(z, z.clone())[0] and not compare(z, z + 1e-3)[0]
 
+
+def test_an_output_without_values_is_a_mismatch_not_an_exception():
+    """Round 5: a meta (or sparse) output made compare raise, which ended the whole batch's verification."""
+    r = torch.randn(4, 4)
+    for o in (torch.empty(4, 4, device="meta"), r.to_sparse()):
+        ok, msg, _, _ = compare(r, o)
+        assert not ok and "not a dense tensor" in msg
