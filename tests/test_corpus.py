@@ -114,12 +114,13 @@ def test_state_kept_in_a_closure_is_refused_statically_and_at_runtime(name):
 
 
 @pytest.mark.parametrize("name", ["relu__alias_self_call_counter.py", "relu__module_iterator_counter.py",
-                                  "relu__helper_appends_module_list.py"])
+                                  "relu__helper_appends_module_list.py", "relu__buffer_version_counter.py"])
 def test_a_call_counter_in_plain_python_is_refused_at_runtime_too(name):
     """Round 5: Python call counters (an attribute set through another name for self, next() on a module-level
-    iterator, a module-level list a helper appends to) verified, timed too: the static rules missed the aliases and the
-    worker's snapshots saw only tensors. With the static rules off, the worker's Python-state scan (everything the
-    module and the candidate's globals reach, an iterator's position included) must refuse them at correctness."""
+    iterator, a module-level list a helper appends to, a buffer's version counter) verified, timed too: the static rules
+    missed the aliases and the worker's snapshots saw only tensors' values. With the static rules off, the worker's
+    Python-state scan (everything the module and the candidate's globals reach, an iterator's position included) and
+    the kept tensors' version counters must refuse them at correctness."""
     path = CORPUS / "cheats" / name
     src = (CORPUS / "problems" / "relu.py").read_text()
     v = verify_batch(src, [path.read_text()], static_checks=False)[0]

@@ -349,3 +349,15 @@ def test_star_imports_of_allowed_modules_bind_their_names():
     src = cand().replace("import triton.language as tl\n", "import triton.language as tl\nfrom math import *\n")
     src = src.replace("return y\n", "k = floor(2.5)\nreturn y\n")
     assert "undefined-name" not in rules(src)
+
+
+@pytest.mark.parametrize("expr", ["self.flag._version", "x._version", "x._use_count()", "x._base", "x._cdata"])
+def test_private_attributes_of_tensors_are_refused(expr):
+    """Round 5: self.flag.zero_() on a buffer of zeros each call (values unchanged) made `_version` a call counter."""
+    body = f"k = {expr}\n" + textwrap.dedent(HONEST_FORWARD)
+    assert "reflection" in rules(cand(forward_body=body))
+
+
+def test_a_candidates_own_private_attributes_are_its_own():
+    body = "n = self._base + x.numel() * 0\n" + textwrap.dedent(HONEST_FORWARD)
+    assert "reflection" not in rules(cand(forward_body=body, init_body="self._base = 0\n"))

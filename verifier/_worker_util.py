@@ -182,6 +182,25 @@ def snapshot(tensors: dict) -> dict:
     return {k: torch.Tensor.detach(t).clone() for k, t in tensors.items()}
 
 
+def _version(t) -> int:
+    """A tensor's version counter (bumped by every in-place write through torch), read by torch's own descriptor: a
+    tensor subclass cannot answer for it."""
+    import torch
+
+    return torch._C.TensorBase.__dict__["_version"].__get__(t)
+
+
+def tensor_versions(tensors: dict) -> dict:
+    """{name: (tensor, its version now)} for `versions_moved` to compare after forward calls."""
+    return {k: (t, _version(t)) for k, t in tensors.items()}
+
+
+def versions_moved(recorded: dict) -> list[str]:
+    """Names of the recorded tensors written in place since (even with the same values: `self.flag.zero_()` each call
+    left the data as it was and made `_version` a call counter)."""
+    return [f"{k} (written in place: its version counter moved)" for k, (t, v) in recorded.items() if _version(t) != v]
+
+
 def changed_tensors(before: dict, now: dict) -> list[str]:
     """Names whose tensor appeared, disappeared, or changed shape, dtype or value (NaNs equal to NaNs)."""
     import torch

@@ -130,6 +130,19 @@ TOP_LEVEL_MODULES = ESCAPE_MODULES | {"torch", "triton", "math", "typing", "func
 MODULE_NAMES_ROOTS = {"torch", "triton", "math", "nn", "F", "tl"}
 
 
+@lru_cache(maxsize=None)
+def _tensor_private() -> frozenset[str]:
+    """torch.Tensor's private (single-underscore) attributes: `_version` (bumped by every in-place write), `_base`,
+    `_cdata`, `_use_count`, `_typed_storage`, `_addmm_activation`, … read from torch itself."""
+    try:
+        import torch
+
+        names = dir(torch.Tensor)
+    except Exception:
+        names = ["_version", "_base", "_cdata", "_use_count", "_typed_storage", "_grad_fn", "_backward_hooks"]
+    return frozenset(n for n in names if n.startswith("_") and not (n.startswith("__") and n.endswith("__")))
+
+
 def _root(node: ast.AST) -> str | None:
     """The base name of an attribute chain (`torch` for torch.nn.functional.relu)."""
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
@@ -222,6 +235,11 @@ class _Checker:
         self.kernels: set[str] = set()
         self.kernel_defs: dict[str, ast.FunctionDef] = {}  # name -> the def whose body runs as kernel code
         self.module_names: set[str] = set()
+        # attribute names the candidate binds itself (self._cache = ..., a method _launch): reading those is its own
+        self.own_attrs: set[str] = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                                    and isinstance(n.ctx, ast.Store)} | {
+            n.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in c.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.module_values: dict[str, ast.AST] = {}
 
     def _imported(self, node: ast.AST) -> str:
@@ -388,6 +406,12 @@ class _Checker:
                 elif node.attr.startswith("_") and _root(node) in MODULE_NAMES_ROOTS | set(self.aliases.names):
                     self.add("forbidden-call", f"private attribute '{_dotted(node) or node.attr}' is not allowed",
                              node)
+                elif node.attr in _tensor_private() and not (
+                        isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in self.own_attrs):
+                    # self.flag.zero_() each call (same values) and self.flag._version as the call count
+                    self.add("reflection", f"'.{node.attr}' is a private attribute of torch tensors (version counters, "
+                             "reference counts, autograd and storage internals); a candidate reads shapes, strides and "
+                             "dtypes", node)
                 self._check_api(node)
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]

@@ -25,7 +25,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from . import _interp_bf16
 from .compare import CONTAINERS, _plain_dict
 from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters,
-                           python_state, python_state_changes, seed_all, serve, snapshot, to_device, write_json)
+                           python_state, python_state_changes, seed_all, serve, snapshot, tensor_versions, to_device,
+                           versions_moved, write_json)
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 _clock = time.perf_counter  # bound before any candidate code is imported
@@ -554,6 +555,10 @@ def main(job_path: str) -> int:
             # and the Python state it can reach (an attribute set through an alias of self, a module-level list a
             # helper appends to, a module-level iterator forward calls next() on: a call counter in plain Python)
             py_state = python_state([model, vars(cand)])
+            # and their version counters: a tensor forward writes in place with the same values (zero_() on zeros)
+            # compares equal, and its `_version` counted the calls
+            versions = tensor_versions({**live, **{f"a {tuple(t.shape)} tensor it holds outside the module": t
+                                                   for t in held.values()}})
         except BaseException as e:
             result["error"] = error_info("init", e)
             break
@@ -591,7 +596,8 @@ def main(job_path: str) -> int:
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in _held_changes(held, held_snap, now)]
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in python_state_changes(
                 py_state, python_state([model, vars(cand)]))]
-            held = held_snap = now = py_state = None
+            result["state_changed"] += [f"{cfg['label']}: {n}" for n in versions_moved(versions)]
+            held = held_snap = now = py_state = versions = None
         except BaseException as e:
             result["state_changed"].append(f"{cfg['label']}: unreadable ({type(e).__name__})")
         if cfg["label"] == "base" and base is None:
