@@ -114,7 +114,8 @@ def test_state_kept_in_a_closure_is_refused_statically_and_at_runtime(name):
 
 
 @pytest.mark.parametrize("name", ["relu__alias_self_call_counter.py", "relu__module_iterator_counter.py",
-                                  "relu__helper_appends_module_list.py", "relu__buffer_version_counter.py"])
+                                  "relu__helper_appends_module_list.py", "relu__buffer_version_counter.py",
+                                  "relu__stride_counter_via_data.py"])
 def test_a_call_counter_in_plain_python_is_refused_at_runtime_too(name):
     """Round 5: Python call counters (an attribute set through another name for self, next() on a module-level
     iterator, a module-level list a helper appends to, a buffer's version counter) verified, timed too: the static rules

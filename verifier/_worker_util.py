@@ -190,15 +190,33 @@ def _version(t) -> int:
     return torch._C.TensorBase.__dict__["_version"].__get__(t)
 
 
+def _layout(t) -> tuple:
+    """A tensor's version counter and where its values live (address, strides, offset), read with subclasses' own
+    __torch_function__ switched off."""
+    import torch
+
+    with torch._C.DisableTorchFunctionSubclass():
+        return (_version(t), torch._C.TensorBase.data_ptr(t), tuple(torch._C.TensorBase.stride(t)),
+                torch._C.TensorBase.storage_offset(t))
+
+
 def tensor_versions(tensors: dict) -> dict:
-    """{name: (tensor, its version now)} for `versions_moved` to compare after forward calls."""
-    return {k: (t, _version(t)) for k, t in tensors.items()}
+    """{name: (tensor, its version and layout now)} for `versions_moved` to compare after forward calls."""
+    return {k: (t, _layout(t)) for k, t in tensors.items()}
 
 
 def versions_moved(recorded: dict) -> list[str]:
-    """Names of the recorded tensors written in place since (even with the same values: `self.flag.zero_()` each call
-    left the data as it was and made `_version` a call counter)."""
-    return [f"{k} (written in place: its version counter moved)" for k, (t, v) in recorded.items() if _version(t) != v]
+    """Names of the recorded tensors written in place since, even with the same values (`self.flag.zero_()` each call
+    left the data as it was and made `_version` a call counter), or re-pointed or re-strided (`b.data = ...` moves no
+    version counter: a stride can count calls over a single zero)."""
+    out = []
+    for k, (t, was) in recorded.items():
+        now = _layout(t)
+        if now[0] != was[0]:
+            out.append(f"{k} (written in place: its version counter moved)")
+        elif now != was:
+            out.append(f"{k} (its memory or strides changed in place)")
+    return out
 
 
 def changed_tensors(before: dict, now: dict) -> list[str]:
