@@ -327,12 +327,19 @@ def python_state(roots: list, stop_ids: set[int] | None = None) -> dict[int, tup
                 sig.append(("left", operator.length_hint(o, -1) if hasattr(t, "__length_hint__") else -1))
         out[id(o)] = (t.__name__, tuple(sig))
         todo += [r for r in refs if type(r) not in _ATOMIC]
+    if todo:  # more than _LIMIT objects: what lies past them is not fingerprinted
+        out[-1] = ("truncated", ())
     return out
 
 
-def python_state_changes(before: dict[int, tuple], now: dict[int, tuple]) -> list[str]:
-    """Objects of the `before` walk whose fingerprint changed (what they refer to, or where they are)."""
-    changed = [before[k][0] for k in before if k in now and now[k] != before[k]]
+def python_state_changes(before: dict[int, tuple], now: dict[int, tuple], strict: bool = True) -> list[str]:
+    """Objects of the `before` walk whose fingerprint changed (what they refer to, or where they are). `strict` (the
+    candidate's side): holding more Python objects than the walk reads is a finding too, since state could sit past
+    them (a module-level list of 300,000 one-item lists in front of a counter)."""
+    if strict and (-1 in before or -1 in now):
+        return [f"more than {_LIMIT} Python objects reachable from the module and its globals: too many to check for "
+                "state kept across calls"]
+    changed = [before[k][0] for k in before if k in now and k != -1 and now[k] != before[k]]
     if not changed:
         return []
     kinds = sorted(set(changed))
