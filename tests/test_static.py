@@ -333,7 +333,7 @@ def test_state_kept_through_another_name_is_state(extra, body):
 
 def test_locals_forward_made_may_be_changed():
     body = "n = x.numel()\nshape = list(x.shape)\nshape[0] = shape[0]\nparts = []\nparts.append(n)\n" \
-           "meta = {}\nmeta['n'] = n\n" + _N8
+           "meta = {}\nmeta['n'] = n\nz = x.new_zeros(4)\nz[0] = 1\n" + _N8
     assert rules(cand(forward_body=body)) == set()
 
 

@@ -661,6 +661,10 @@ class _Checker:
         def outer(e: ast.AST) -> bool:
             names = [e] if not isinstance(e, (ast.Tuple, ast.List)) else list(e.elts)
             for x in names:
+                if (isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute)
+                        and x.func.attr in ("new_empty", "new_zeros", "new_ones", "new_full", "new_empty_strided",
+                                            "clone", "new_tensor")):
+                    continue  # x.new_zeros(...), w.clone(): a tensor forward made, not the one it was called on
                 if isinstance(x, (ast.IfExp, ast.BoolOp, ast.NamedExpr)):
                     if any(outer(v) for v in ast.iter_child_nodes(x)):
                         return True
