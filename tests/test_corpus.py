@@ -111,3 +111,36 @@ def test_state_kept_in_a_closure_is_refused_statically_and_at_runtime(name):
     src = (CORPUS / "problems" / "relu.py").read_text()
     v = verify_batch(src, [path.read_text()], static_checks=False, time_on_cpu=True, compile_baseline=False)[0]
     assert not v.ok and v.stage == "correctness" and "state-in-forward" in v.rules, v.summary()
+
+
+@pytest.mark.parametrize("name", ["relu__alias_self_call_counter.py", "relu__module_iterator_counter.py",
+                                  "relu__helper_appends_module_list.py", "relu__buffer_version_counter.py",
+                                  "relu__stride_counter_via_data.py"])
+def test_a_call_counter_in_plain_python_is_refused_at_runtime_too(name):
+    """Round 5: Python call counters (an attribute set through another name for self, next() on a module-level
+    iterator, a module-level list a helper appends to, a buffer's version counter) verified, timed too: the static rules
+    missed the aliases and the worker's snapshots saw only tensors' values. With the static rules off, the worker's
+    Python-state scan (everything the module and the candidate's globals reach, an iterator's position included) and
+    the kept tensors' version counters must refuse them at correctness."""
+    path = CORPUS / "cheats" / name
+    src = (CORPUS / "problems" / "relu.py").read_text()
+    v = verify_batch(src, [path.read_text()], static_checks=False)[0]
+    assert not v.ok and v.stage == "correctness" and "state-in-forward" in v.rules, v.summary()
+
+
+def test_the_interpreters_globals_do_not_reach_the_candidates_module():
+    """Round 5: Triton's interpreter copied its module's globals (numpy as np) into the kernel's module at the first
+    launch and forward computed ReLU in numpy (verified). With the static rules off, `np` must stay undefined."""
+    path = CORPUS / "cheats" / "relu__interpreter_numpy.py"
+    src = (CORPUS / "problems" / "relu.py").read_text()
+    v = verify_batch(src, [path.read_text()], static_checks=False)[0]
+    assert not v.ok and v.stage == "sandbox" and "NameError" in v.summary(), v.summary()
+
+
+def test_a_del_that_computes_after_forward_is_refused_at_runtime_too():
+    """relu__del_after_forward reaches its state through a local alias, which the static rules refuse since round 5; with
+    them off, the op log must still see the torch.relu its __del__ runs before the next output is copied."""
+    path = CORPUS / "cheats" / "relu__del_after_forward.py"
+    src = (CORPUS / "problems" / "relu.py").read_text()
+    v = verify_batch(src, [path.read_text()], static_checks=False)[0]
+    assert not v.ok and v.stage == "launch" and "runtime-torch-compute" in v.rules, v.summary()

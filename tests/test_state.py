@@ -61,3 +61,33 @@ def test_a_kept_scratch_buffer_is_state_and_the_message_says_what_to_do():
     v = verify(RELU, SCRATCH, device="cpu")
     assert not v.ok and v.rules == ["state-in-forward"], v.summary()
     assert "last_numel" in v.summary() and "forward's own allocations" in v.summary()
+
+
+def test_python_state_fingerprint_sees_aliases_iterators_and_versions():
+    """Round 5 (no sandbox): the worker's fingerprint of the Python state the module and its globals reach, and of the
+    kept tensors' version counters and layouts."""
+    import torch
+
+    from verifier._worker_util import python_state, python_state_changes, tensor_versions, versions_moved
+
+    class Holder:
+        pass
+
+    h, it, box = Holder(), iter(range(10)), [0]
+    h.calls = 0
+    g = {"h": h, "it": it, "box": box, "t": torch.zeros(1)}
+    for change in (lambda: setattr(h, "calls", 1), lambda: next(it), lambda: box.append(1)):
+        before = python_state([g])
+        assert python_state_changes(before, python_state([g])) == []
+        change()
+        assert python_state_changes(before, python_state([g]))
+    big = {"pad": [[i] for i in range(200_001)]}  # state could hide past what the walk reads
+    assert python_state_changes(python_state([big]), python_state([big]))
+    assert python_state_changes(python_state([big]), python_state([big]), strict=False) == []
+    rec = tensor_versions({"t": g["t"]})
+    assert versions_moved(rec) == []
+    g["t"].zero_()  # same values, version counter moved
+    assert versions_moved(rec)
+    rec = tensor_versions({"t": g["t"]})
+    g["t"].data = g["t"].data.as_strided((1,), (3,))  # no version bump: the strides moved
+    assert versions_moved(rec)

@@ -468,3 +468,57 @@ def test_a_module_level_infinity_is_a_constant_in_kernel_code():
              "    tl.store(p + tl.arange(0, B), tl.load(p + tl.arange(0, B), mask=tl.arange(0, B) < 3, other=NEG_INF))\n")
     assert rules(cand(HONEST_FORWARD, extra)) == set()
     assert "forbidden-call" in rules(cand(HONEST_FORWARD, extra.replace("float('-inf')", "float(str('-inf'))")))
+
+
+_N8 = "y = torch.empty_like(x)\nrelu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)\nreturn y\n"
+
+
+@pytest.mark.parametrize("extra, body", [
+    ("", "me = self\nme.calls = 1\n"),                                       # another name for self
+    ("", "me = (self,)[0]\nme.calls = 1\n"),
+    ("", "for m in [self]:\n    m.calls = 1\n"),
+    ("_CALLS = []\n", "box = _CALLS\nbox.append(1)\n"),                     # another name for a module-level list
+    ("_CALLS = [0]\n", "box = _CALLS\nbox[0] = box[0] + 1\n"),
+    # a module-level list handed to a helper, which appends to its parameter
+    ("_CALLS = []\ndef _count(log):\n    log.append(1)\n    return len(log)\n", "_count(_CALLS)\n"),
+    ("def _bump(m):\n    m.calls = 1\n", "_bump(self)\n"),
+    ("_TICKS = iter(range(1000))\n", "next(_TICKS, None)\n"),                # an iterator's position
+    ("", "next(self.ticks, None)\n"),
+])
+def test_state_kept_through_another_name_is_state(extra, body):
+    """Round 5: the store and mutation rules looked for 'self' or a module-level name as the root; an alias (me = self),
+    a helper's parameter or next() on a module-level iterator kept a call counter in plain Python."""
+    src = cand(forward_body=body + "n = x.numel()\n" + _N8, extra=extra)
+    assert "state-in-forward" in rules(src)
+
+
+def test_locals_forward_made_may_be_changed():
+    body = "n = x.numel()\nshape = list(x.shape)\nshape[0] = shape[0]\nparts = []\nparts.append(n)\n" \
+           "meta = {}\nmeta['n'] = n\nz = x.new_zeros(4)\nz[0] = 1\n" + _N8
+    assert rules(cand(forward_body=body)) == set()
+
+
+def test_a_name_never_imported_or_defined_is_refused():
+    """Round 5: Triton's interpreter copies its globals (numpy as np, inspect, time) into a kernel's module at the first
+    launch; a candidate read `np` without importing it and computed in numpy on the CPU verifier."""
+    body = "y = torch.empty_like(x)\nrelu_kernel[(1,)](x, y, 1, BLOCK=16)\nnp.copyto(y, 0.0)\nreturn y\n"
+    assert "undefined-name" in rules(cand(forward_body=body))
+    assert "undefined-name" in rules(cand(forward_body="t0 = time.perf_counter()\n" + textwrap.dedent(HONEST_FORWARD)))
+
+
+def test_star_imports_of_allowed_modules_bind_their_names():
+    src = cand().replace("import triton.language as tl\n", "import triton.language as tl\nfrom math import *\n")
+    src = src.replace("return y\n", "k = floor(2.5)\nreturn y\n")
+    assert "undefined-name" not in rules(src)
+
+
+@pytest.mark.parametrize("expr", ["self.flag._version", "x._version", "x._use_count()", "x._base", "x._cdata"])
+def test_private_attributes_of_tensors_are_refused(expr):
+    """Round 5: self.flag.zero_() on a buffer of zeros each call (values unchanged) made `_version` a call counter."""
+    body = f"k = {expr}\n" + textwrap.dedent(HONEST_FORWARD)
+    assert "reflection" in rules(cand(forward_body=body))
+
+
+def test_a_candidates_own_private_attributes_are_its_own():
+    body = "n = self._base + x.numel() * 0\n" + textwrap.dedent(HONEST_FORWARD)
+    assert "reflection" not in rules(cand(forward_body=body, init_body="self._base = 0\n"))

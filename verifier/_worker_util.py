@@ -182,6 +182,43 @@ def snapshot(tensors: dict) -> dict:
     return {k: torch.Tensor.detach(t).clone() for k, t in tensors.items()}
 
 
+def _version(t) -> int:
+    """A tensor's version counter (bumped by every in-place write through torch), read by torch's own descriptor: a
+    tensor subclass cannot answer for it."""
+    import torch
+
+    return torch._C.TensorBase.__dict__["_version"].__get__(t)
+
+
+def _layout(t) -> tuple:
+    """A tensor's version counter and where its values live (address, strides, offset), read with subclasses' own
+    __torch_function__ switched off."""
+    import torch
+
+    with torch._C.DisableTorchFunctionSubclass():
+        return (_version(t), torch._C.TensorBase.data_ptr(t), tuple(torch._C.TensorBase.stride(t)),
+                torch._C.TensorBase.storage_offset(t))
+
+
+def tensor_versions(tensors: dict) -> dict:
+    """{name: (tensor, its version and layout now)} for `versions_moved` to compare after forward calls."""
+    return {k: (t, _layout(t)) for k, t in tensors.items()}
+
+
+def versions_moved(recorded: dict) -> list[str]:
+    """Names of the recorded tensors written in place since, even with the same values (`self.flag.zero_()` each call
+    left the data as it was and made `_version` a call counter), or re-pointed or re-strided (`b.data = ...` moves no
+    version counter: a stride can count calls over a single zero)."""
+    out = []
+    for k, (t, was) in recorded.items():
+        now = _layout(t)
+        if now[0] != was[0]:
+            out.append(f"{k} (written in place: its version counter moved)")
+        elif now != was:
+            out.append(f"{k} (its memory or strides changed in place)")
+    return out
+
+
 def changed_tensors(before: dict, now: dict) -> list[str]:
     """Names whose tensor appeared, disappeared, or changed shape, dtype or value (NaNs equal to NaNs)."""
     import torch
@@ -196,3 +233,115 @@ def changed_tensors(before: dict, now: dict) -> list[str]:
                     and torch.equal(a.nan_to_num(), b.nan_to_num())):
                 out.append(k)
     return out
+
+
+# -- Python state ---------------------------------------------------------------------------------------------------
+# Values compared by value (exact types only: immutable, and hashing them runs no code of the candidate's)
+_ATOMIC = (int, float, complex, bool, str, bytes, type(None))
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type(...), not a C type
+_LIMIT = 200_000
+
+
+def _type_attr(cls, name: str):
+    """A class's own __module__/__qualname__/__mro__, read through type's descriptors: no metaclass code runs."""
+    try:
+        return type.__dict__[name].__get__(cls, type)
+    except Exception:
+        return None
+
+
+def _library_class(cls, libraries: tuple[str, ...]) -> bool:
+    """Whether `cls` is the class one of these libraries defines, found by identity where it claims to live."""
+    mod = str(_type_attr(cls, "__module__") or "")
+    if mod.split(".")[0] not in libraries:
+        return False
+    from types import ModuleType
+
+    found = sys.modules.get(mod)
+    for part in str(_type_attr(cls, "__qualname__") or "").split("."):
+        t = type(found)
+        ns = (found.__dict__ if issubclass(t, ModuleType) else
+              type.__dict__["__dict__"].__get__(found, type) if issubclass(t, type) else None)
+        found = ns.get(part) if ns is not None else None
+    return found is cls
+
+
+def python_state(roots: list, stop_ids: set[int] | None = None) -> dict[int, tuple]:
+    """A fingerprint of the Python state reachable from `roots` (a module, the candidate's module dict): for every
+    object reached, what it refers to (values of plain numbers and strings, identities of everything else), plus the
+    state C objects keep out of sight of the garbage collector (an iterator's position, a generator's place, a
+    bytearray's bytes). Compared before and after forward calls, it shows state kept across calls however it was
+    reached (an alias of self, a module-level list handed to a helper, `next()` on a module-level iterator), which
+    the tensor snapshots cannot see.
+
+    The walk runs no code of the candidate's (gc.get_referents, dict/set iteration of exact types, hashes of exact
+    atomic types, C-level attributes) and does not enter modules, classes and functions of the libraries, Triton's
+    objects (their compile caches change on a first launch) and import machinery."""
+    import gc as _gc
+    import builtins
+    import operator
+    import types as _types
+
+    import torch
+
+    skip = {id(builtins.__dict__)} | set(stop_ids or ())
+    code_t = _types.CodeType
+    out: dict[int, tuple] = {}
+    todo = list(roots)
+    while todo and len(out) < _LIMIT:
+        o = todo.pop()
+        if id(o) in out or id(o) in skip:
+            continue
+        t = type(o)
+        # by type(), never isinstance (which asks the object's own __class__: candidate code)
+        if t in _ATOMIC or t is code_t or issubclass(t, _types.ModuleType):
+            continue
+        if issubclass(t, type):
+            if _library_class(o, ("builtins", "torch", "triton", "numpy", "typing", "abc", "enum", "types",
+                                  "collections", "_collections_abc", "dataclasses", "functools")):
+                continue
+        elif t is _types.FunctionType and not any(o.__globals__ is r for r in roots if type(r) is dict):
+            continue  # a library's Python function (the candidate's all share its module's globals)
+        mro = _type_attr(t, "__mro__") or (t,)
+        if any(_library_class(c, ("triton", "importlib", "_frozen_importlib", "_frozen_importlib_external"))
+               for c in mro):
+            continue
+        if t is dict:
+            items = list(dict.items(o))
+            refs = [x for kv in items for x in kv]
+        elif t in (set, frozenset):
+            refs = list(set.__iter__(o)) if t is set else list(frozenset.__iter__(o))
+        else:
+            refs = _gc.get_referents(o)
+        if issubclass(t, torch.Tensor):  # its data is the tensor snapshots' job; its Python attributes are state
+            refs = [r for r in refs if type(r) is dict]
+        sig = [("v", type(r).__name__, hash(r)) if type(r) in _ATOMIC else ("o", id(r)) for r in refs]
+        if t is bytearray:
+            sig.append(("b", bytes(o)))
+        elif not (_type_attr(t, "__flags__") or 0) & _HEAPTYPE:
+            if t in (_types.GeneratorType, _types.CoroutineType):
+                frame = o.gi_frame if t is _types.GeneratorType else o.cr_frame
+                sig.append(("at", frame.f_lasti if frame is not None else None))
+            elif t not in (list, tuple, dict, set, frozenset, _types.CellType, _types.FunctionType,
+                           _types.MethodType):
+                sig.append(("left", operator.length_hint(o, -1) if hasattr(t, "__length_hint__") else -1))
+        out[id(o)] = (t.__name__, tuple(sig))
+        todo += [r for r in refs if type(r) not in _ATOMIC]
+    if todo:  # more than _LIMIT objects: what lies past them is not fingerprinted
+        out[-1] = ("truncated", ())
+    return out
+
+
+def python_state_changes(before: dict[int, tuple], now: dict[int, tuple], strict: bool = True) -> list[str]:
+    """Objects of the `before` walk whose fingerprint changed (what they refer to, or where they are). `strict` (the
+    candidate's side): holding more Python objects than the walk reads is a finding too, since state could sit past
+    them (a module-level list of 300,000 one-item lists in front of a counter)."""
+    if strict and (-1 in before or -1 in now):
+        return [f"more than {_LIMIT} Python objects reachable from the module and its globals: too many to check for "
+                "state kept across calls"]
+    changed = [before[k][0] for k in before if k in now and k != -1 and now[k] != before[k]]
+    if not changed:
+        return []
+    kinds = sorted(set(changed))
+    return [f"{len(changed)} Python object(s) it holds ({', '.join(kinds[:4])}) changed: a value kept across calls "
+            "(an attribute, a list, a counter, an iterator's position)"]

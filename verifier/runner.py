@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import sandbox
 from .pool import POOL, Worker, spawn
-from .compare import compare
+from .compare import INF, compare
 from .problem import ProblemError, parse_problem
 from .static_check import check_candidate
 from .verdict import Finding, Verdict
@@ -449,7 +449,10 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
             corr_fail = corr_fail or ("input-mutated", f"{where}: forward modified input(s) {t['mutated']} in "
                                       f"place{hint}")
             continue
-        ok, msg, a, r = compare(outputs[t["label"]][t["trial"]], t["output"], cfg.atol, cfg.rtol)
+        try:
+            ok, msg, a, r = compare(outputs[t["label"]][t["trial"]], t["output"], cfg.atol, cfg.rtol)
+        except Exception as e:  # an output compare cannot read is this candidate's failure, never the batch's
+            ok, msg, a, r = False, f"the output could not be compared: {type(e).__name__}: {e}"[:500], INF, INF
         max_abs, max_rel = max(max_abs, a), max(max_rel, r)
         if ok:
             passed += 1
@@ -458,8 +461,8 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
     state = result.get("state_changed")
     if state and not ref.state_changed:
         names = ", ".join(str(n) for n in state[:4])
-        corr_fail = corr_fail or ("state-in-forward", f"forward changed tensors the module keeps between calls "
-                                  f"({names}): state kept across calls, which the reference does not keep (a "
+        corr_fail = corr_fail or ("state-in-forward", f"forward changed tensors or Python values the module keeps "
+                                  f"between calls ({names}): state kept across calls, which the reference does not keep (a "
                                   "call counter or a cached result); scratch memory belongs in forward's own "
                                   "allocations")
     v.trials = {"passed": passed, "run": run}

@@ -143,6 +143,19 @@ TOP_LEVEL_MODULES = ESCAPE_MODULES | {"torch", "triton", "math", "typing", "func
 MODULE_NAMES_ROOTS = {"torch", "triton", "math", "nn", "F", "tl"}
 
 
+@lru_cache(maxsize=None)
+def _tensor_private() -> frozenset[str]:
+    """torch.Tensor's private (single-underscore) attributes: `_version` (bumped by every in-place write), `_base`,
+    `_cdata`, `_use_count`, `_typed_storage`, `_addmm_activation`, … read from torch itself."""
+    try:
+        import torch
+
+        names = dir(torch.Tensor)
+    except Exception:
+        names = ["_version", "_base", "_cdata", "_use_count", "_typed_storage", "_grad_fn", "_backward_hooks"]
+    return frozenset(n for n in names if n.startswith("_") and not (n.startswith("__") and n.endswith("__")))
+
+
 def _root(node: ast.AST) -> str | None:
     """The base name of an attribute chain (`torch` for torch.nn.functional.relu)."""
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
@@ -235,6 +248,11 @@ class _Checker:
         self.kernels: set[str] = set()
         self.kernel_defs: dict[str, ast.FunctionDef] = {}  # name -> the def whose body runs as kernel code
         self.module_names: set[str] = set()
+        # attribute names the candidate binds itself (self._cache = ..., a method _launch): reading those is its own
+        self.own_attrs: set[str] = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                                    and isinstance(n.ctx, ast.Store)} | {
+            n.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in c.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.module_values: dict[str, ast.AST] = {}
         # forward's arguments that the problem's get_inputs() gives as numbers (None: unknown, annotations decide)
         self.forward_scalar_positions: set[int] | None = None
@@ -427,6 +445,12 @@ class _Checker:
                 elif node.attr.startswith("_") and _root(node) in MODULE_NAMES_ROOTS | set(self.aliases.names):
                     self.add("forbidden-call", f"private attribute '{_dotted(node) or node.attr}' is not allowed",
                              node)
+                elif node.attr in _tensor_private() and not (
+                        isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in self.own_attrs):
+                    # self.flag.zero_() each call (same values) and self.flag._version as the call count
+                    self.add("reflection", f"'.{node.attr}' is a private attribute of torch tensors (version counters, "
+                             "reference counts, autograd and storage internals); a candidate reads shapes, strides and "
+                             "dtypes", node)
                 self._check_api(node)
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
@@ -496,6 +520,51 @@ class _Checker:
         elif len(parts) >= 2 and parts[0] == "triton":
             if parts[1] in TRITON_FORBIDDEN:
                 self.add("forbidden-call", f"'{full}' (Triton internals) is not allowed", node)
+
+    def check_names(self) -> None:
+        """Every name the candidate reads is one it binds (an import, a def, a class, an assignment, a parameter, a
+        loop or comprehension variable) or a Python builtin. Under TRITON_INTERPRET=1 Triton's interpreter copies its
+        own module's globals into a kernel's module at the first launch (numpy as `np`, `inspect`, `time`), so code
+        that reads a name it never imported ran numpy on a tensor's memory on the CPU verifier (and fails with a
+        NameError on a GPU)."""
+        import builtins
+
+        bound = set(self.aliases.names) | {"__name__", "__doc__", "__qualname__", "__module__", "__annotations__"}
+        star = [n.module for n in ast.walk(self.tree) if isinstance(n, ast.ImportFrom) and n.module
+                and any(a.name == "*" for a in n.names)]
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, ast.arg):
+                bound.add(node.arg)
+            elif isinstance(node, (ast.alias,)):
+                bound.add((node.asname or node.name).split(".")[0])
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                bound.add(node.name)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                bound.add(node.name)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                bound.add(node.rest)
+        for node in ast.walk(self.tree):
+            if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound
+                    and not hasattr(builtins, node.id) and not any(self._star_provides(m, node.id) for m in star)):
+                self.add("undefined-name", f"'{node.id}' is never imported or defined in the candidate (under "
+                         "Triton's interpreter the kernel's module gets the interpreter's own globals, numpy as 'np' "
+                         "among them; on a GPU it is a NameError): import what the code uses", node)
+
+    @staticmethod
+    def _star_provides(module: str, name: str) -> bool:
+        """Whether `from module import *` (an allowed module: torch, triton, …) binds `name`."""
+        if not any(module == a or module.startswith(a + ".") for a in ALLOWED_IMPORTS):
+            return False
+        try:
+            mod = importlib.import_module(module)
+        except Exception:
+            return False
+        names = getattr(mod, "__all__", None)
+        return name in names if names is not None else (hasattr(mod, name) and not name.startswith("_"))
 
     def check_module_level(self) -> None:
         for node in self.tree.body:
@@ -887,11 +956,12 @@ class _Checker:
             maybe_tensors = params - scalars.get(id(fn), set())
             local_names = params | {t.id for sub in ast.walk(fn) if isinstance(sub, (ast.Assign, ast.For, ast.With))
                                     for t in ast.walk(sub) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            held = self._held_names(fn, params, local_names)
             self._check_device_probes(fn)
             self._check_closure_state(fn)
             for sub in ast.walk(fn):
                 if isinstance(sub, ast.Call):
-                    self._check_forward_call(sub, methods, local_names)
+                    self._check_forward_call(sub, methods, local_names, held)
                 elif isinstance(sub, ast.BinOp):
                     if isinstance(sub.op, ast.MatMult):
                         self.add("torch-compute", "the '@' operator runs torch matmul in forward", sub)
@@ -918,6 +988,10 @@ class _Checker:
                             if root == "self" or (root and root not in local_names):
                                 self.add("state-in-forward", f"forward stores into '{ast.unparse(t)}': state kept "
                                          "across calls (caching, memoization) is not allowed", sub)
+                            elif root in held:
+                                self.add("state-in-forward", f"forward stores into '{ast.unparse(t)}', and '{root}' "
+                                         "is not an object forward made (an argument, self or a module-level object, "
+                                         "under another name): state kept across calls is not allowed", sub)
             for default in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
                 if isinstance(default, (ast.Dict, ast.List, ast.Set, ast.Call)):
                     self.add("state-in-forward", "a mutable default argument on a forward-path function keeps "
@@ -938,6 +1012,52 @@ class _Checker:
             return isinstance(dec.value, ast.Name)
         return (isinstance(dec, ast.Call) and not dec.args and not dec.keywords
                 and self.aliases.resolve(_dotted(dec.func)) == "torch.no_grad")
+
+    def _held_names(self, fn: ast.FunctionDef, params: set[str], local_names: set[str]) -> set[str]:
+        """Names in a forward-path function that may refer to objects outliving the call: its parameters (self, an
+        argument: a helper may be handed self or a module-level list), and locals bound to what such a name or a
+        module-level object reaches (`me = self`, `box = _CALLS`, `for m in self.parts`, `c = self.cfg`). Storing into
+        one, or mutating it, keeps state across calls as surely as `self.calls += 1` does."""
+        import builtins
+
+        held = set(params) | {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {"self"}
+        held |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a}
+
+        def outer(e: ast.AST) -> bool:
+            names = [e] if not isinstance(e, (ast.Tuple, ast.List)) else list(e.elts)
+            for x in names:
+                if (isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute)
+                        and x.func.attr in ("new_empty", "new_zeros", "new_ones", "new_full", "new_empty_strided",
+                                            "clone", "new_tensor")):
+                    continue  # x.new_zeros(...), w.clone(): a tensor forward made, not the one it was called on
+                if isinstance(x, (ast.IfExp, ast.BoolOp, ast.NamedExpr)):
+                    if any(outer(v) for v in ast.iter_child_nodes(x)):
+                        return True
+                    continue
+                r = _root(x)
+                if r is None:
+                    if isinstance(x, (ast.Subscript, ast.Attribute, ast.Starred)):
+                        return outer(x.value)  # (self,)[0], [_CALLS][0]
+                    continue
+                if r in held or (r not in local_names and r not in self.aliases.names and not hasattr(builtins, r)):
+                    return True
+            return False
+
+        for _ in range(4):
+            for sub in ast.walk(fn):
+                pairs = []
+                if isinstance(sub, ast.Assign):
+                    pairs = [(t, sub.value) for t in sub.targets]
+                elif isinstance(sub, (ast.AnnAssign, ast.NamedExpr)) and sub.value is not None:
+                    pairs = [(sub.target, sub.value)]
+                elif isinstance(sub, (ast.For, ast.comprehension)):
+                    pairs = [(sub.target, sub.iter)]
+                elif isinstance(sub, ast.withitem) and sub.optional_vars is not None:
+                    pairs = [(sub.optional_vars, sub.context_expr)]
+                for target, value in pairs:
+                    if outer(value):
+                        held |= _bound_names(target)
+        return held
 
     def _check_closure_state(self, fn: ast.FunctionDef) -> None:
         """A function defined inside another that changes the enclosing function's variables (seen.append(1),
@@ -1009,10 +1129,19 @@ class _Checker:
                 self.add("mode-dependent", f"forward looks at the device ({probe}): behaviour must not depend on the "
                          "device (pass x.device along to allocations, do not test it)", sub)
 
-    def _check_forward_call(self, call: ast.Call, methods: set[str], local_names: set[str]) -> None:
+    def _check_forward_call(self, call: ast.Call, methods: set[str], local_names: set[str],
+                            held: set[str] = frozenset()) -> None:
         f = call.func
         name = self.aliases.resolve(_dotted(f))
         parts = name.split(".") if name else []
+        if isinstance(f, ast.Name) and f.id == "next" and f.id not in self.functions and call.args:
+            root = _root(call.args[0])
+            # next(_calls) on an iterator made once (iter(range(10**9)) at module level, kept on self, or reached
+            # through another name) counts the calls: right for as many as the verifier makes, then less work
+            if root and (root == "self" or root in held or root not in local_names):
+                self.add("state-in-forward", f"'{ast.unparse(call)}' advances an iterator that outlives the call: "
+                         "its position is a call counter (state kept across calls)", call)
+                return
         if parts and parts[-1] in MODE_CALLS:
             self.add("mode-dependent", f"forward calls '{name}': behaviour must not depend on grad mode", call)
             return
@@ -1042,16 +1171,9 @@ class _Checker:
                 self.add("torch-compute", f"tensor method '.{meth}()' runs torch compute in forward", call)
             elif meth in MUTATING_METHODS:
                 root = _root(f.value)
-                if root == "self" or (root and root not in local_names and root in self.module_names):
+                if root == "self" or root in held or (root and root not in local_names and root in self.module_names):
                     self.add("state-in-forward", f"forward mutates '{ast.unparse(f.value)}' (state kept across "
                              "calls is not allowed)", call)
-        elif isinstance(f, ast.Name) and f.id == "next" and call.args and f.id not in self.functions:
-            # next(_calls) on an iterator made once (iter(range(10**9)) at module level, or kept on self) counts the
-            # calls: right for as many as the verifier makes, then less work
-            root = _root(call.args[0])
-            if root == "self" or (root and root not in local_names and root in self.module_names):
-                self.add("state-in-forward", f"forward advances the iterator '{ast.unparse(call.args[0])}', kept "
-                         "across calls (a call counter)", call)
 
     def _check_kernel_node(self, kernel: str, sub: ast.AST, params: dict[str, ast.arg]) -> None:
         """Kernel code is Triton: it calls triton.language, other @triton.jit functions, functions passed in as
@@ -1166,6 +1288,17 @@ class _Checker:
                 if isinstance(sub, ast.Name) and self.aliases.resolve(sub.id).split(".")[0] == "torch":
                     self.add("torch-compute", f"kernel '{name}' uses torch inside device code", sub)
                     break
+
+
+def _bound_names(target: ast.AST) -> set[str]:
+    """The names an assignment target binds (a, (a, b), [a, *b]); not those a store into x[i] or x.y reads."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {n for e in target.elts for n in _bound_names(e)}
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    return set()
 
 
 def _positional_arity(fn: ast.FunctionDef | None) -> tuple[int, int, bool]:
@@ -1306,6 +1439,7 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
     c.check_attribute_chains()
     c.check_module_values()
     c.check_module_level()
+    c.check_names()
     c.check_forward(cls)
     c.check_kernels()
     c.check_kernel_objects()

@@ -24,8 +24,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import _interp_bf16, _interp_libdevice
 from .compare import CONTAINERS, _plain_dict
-from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters, seed_all,
-                           serve, snapshot, to_device, write_json)
+from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters,
+                           python_state, python_state_changes, seed_all, serve, snapshot, tensor_versions, to_device,
+                           versions_moved, write_json)
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 _clock = time.perf_counter  # bound before any candidate code is imported
@@ -175,6 +176,27 @@ def _log_interpreter_text() -> None:
         scope.set_attr(tensor, "__repr__", text(repr))
 
     interpreter._patch_lang_tensor = patched
+
+
+def _interpreter_globals_apart() -> None:
+    """On a CPU: Triton's interpreter runs a kernel's rewritten source in the kernel's module globals, and first copies
+    into them every global of its own module that they lack: numpy as `np`, `inspect`, `time`, `ast`, … A candidate's
+    host code could use `np` after its first launch (numpy over a tensor's memory through `__array_interface__`: a
+    ReLU computed by numpy with no torch op and no logged read; relu__interpreter_numpy). The rewritten kernel runs in
+    a copy of the module's globals with the interpreter's added: the candidate's own globals stay as it wrote them."""
+    from triton.runtime import interpreter
+
+    rewriter = getattr(interpreter, "FunctionRewriter", None)
+    if rewriter is None or not hasattr(rewriter, "_compile_and_exec"):
+        return
+
+    def _compile_and_exec(self, transformed_ast):
+        code = compile(transformed_ast, filename=self.filename, mode="exec")
+        local_namespace = {**self.kwargs}
+        exec(code, {**vars(interpreter), **self.fn.__globals__}, local_namespace)
+        return local_namespace[self.fn.__name__]
+
+    rewriter._compile_and_exec = _compile_and_exec
 
 
 def _untimed_autotune() -> None:
@@ -518,6 +540,7 @@ def main(job_path: str) -> int:
     _install_launch_recorder()
     if device == "cpu":
         _untimed_autotune()
+        _interpreter_globals_apart()
         _log_interpreter_text()
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
         _interp_libdevice.install()  # libdevice.erf / tanh / … in numpy (the interpreter's are stubs)
@@ -549,6 +572,13 @@ def main(job_path: str) -> int:
             gc.collect()
             held = _held_tensors(live, kept, result["trials"])
             held_snap = {k: torch.Tensor.detach(t).clone() for k, t in held.items()}
+            # and the Python state it can reach (an attribute set through an alias of self, a module-level list a
+            # helper appends to, a module-level iterator forward calls next() on: a call counter in plain Python)
+            py_state = python_state([model, vars(cand)])
+            # and their version counters: a tensor forward writes in place with the same values (zero_() on zeros)
+            # compares equal, and its `_version` counted the calls
+            versions = tensor_versions({**live, **{f"a {tuple(t.shape)} tensor it holds outside the module": t
+                                                   for t in held.values()}})
         except BaseException as e:
             result["error"] = error_info("init", e)
             break
@@ -584,7 +614,10 @@ def main(job_path: str) -> int:
             gc.collect()  # cyclic garbage of the trials is not state
             now = _held_tensors(kept_tensors(model, vars(cand)), kept, held_snap, result["trials"])
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in _held_changes(held, held_snap, now)]
-            held = held_snap = now = None
+            result["state_changed"] += [f"{cfg['label']}: {n}" for n in python_state_changes(
+                py_state, python_state([model, vars(cand)]))]
+            result["state_changed"] += [f"{cfg['label']}: {n}" for n in versions_moved(versions)]
+            held = held_snap = now = py_state = versions = None
         except BaseException as e:
             result["state_changed"].append(f"{cfg['label']}: unreadable ({type(e).__name__})")
         if cfg["label"] == "base" and base is None:

@@ -15,8 +15,9 @@ import time
 import types
 
 from . import problem as P
-from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, perturb_parameters, seed_all, serve,
-                           shapes_of, snapshot, to_device, write_json)
+from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, perturb_parameters, python_state,
+                           python_state_changes, seed_all, serve, shapes_of, snapshot, tensor_versions, to_device,
+                           versions_moved, write_json)
 
 
 def _exec(src: str, name: str) -> types.ModuleType:
@@ -259,6 +260,8 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
     if perturb:
         perturb_parameters(model, seed)
     kept = snapshot(kept_tensors(model))
+    versions = tensor_versions(kept_tensors(model))
+    py_state = python_state([model])  # a reference that keeps Python state (a step count) lets candidates keep it too
     twin = None
     if base:
         try:  # the model as it is before its first call, for a second call under another RNG state
@@ -288,7 +291,9 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
         trials.append((inputs, out, given))
     if base:
         _check_python_numbers([o for _, o, _ in trials])
-    return mod, init, model, trials, changed_tensors(kept, kept_tensors(model)), mutated
+    changed = (changed_tensors(kept, kept_tensors(model)) + versions_moved(versions)
+               + python_state_changes(py_state, python_state([model]), strict=False))
+    return mod, init, model, trials, changed, mutated
 
 
 def _check_not_random(twin, given: list, out, device: str, seed: int) -> None:

@@ -1,9 +1,10 @@
 # problem: relu
-# expect: launch runtime-torch-compute
+# expect: static state-in-forward
 # note: after its first call the kernel only copies; torch.relu fills each later output from a __del__ that runs when
 # the worker drops the previous trial's output, which happened after forward returned (op log off) and before the
 # new output was copied out. The keeper rides on the previous output as a plain attribute; the state dict is
-# reached through a local alias (no store into self or a global by name)
+# reached through a local alias (no store into self or a global by name), which the static rules refuse since round 5
+# (stores through another name for a module-level object); tests/test_corpus.py runs it with them off, at launch
 import torch
 import torch.nn as nn
 import triton

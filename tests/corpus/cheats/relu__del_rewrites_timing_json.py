@@ -1,17 +1,17 @@
 # problem: relu
 # expect: static forbidden-import
 # note: static rules catch the file write ('.numpy'); tests/test_corpus.py runs it with them off and timed on the CPU,
-# where it must fail with performance timed-output-mismatch. Right in every correctness trial and the first timed calls,
-# then it returns its input copied. The worker's timing.json says so; but an object hung on the timed input tensor has
-# a __del__ that ran when the worker let go of that tensor, after it had written timing.json, and wrote over it
-# (numpy's ndarray.tofile) a clean report with a made-up 0.001 ms: the supervisor read whatever file was there. The
-# call counter sits in a module-level dict reached through a local alias
+# where it must fail with performance timed-output-mismatch. Right in every correctness trial, then it returns its input
+# copied. The worker's timing.json says so; but an object hung on the timed input tensor has a __del__ that ran when the
+# worker let go of that tensor, after it had written timing.json, and wrote over it (numpy's ndarray.tofile) a clean
+# report with a made-up 0.001 ms: the supervisor read whatever file was there. It told timed calls by a call counter in
+# a module-level dict (refused at correctness since round 5: Python state); now by the input's version counter (the
+# timing phase refills its buffers in place, correctness trials get fresh clones)
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
-_CALLS = {"n": 0}
 _FORGED = ('{"time_ms": 0.001, "wall_ms": 0.001, "calls_without_launch": 0, "checked_calls": 12, "mismatch": [], '
            '"audits": 2, "audit_ops": [], "audit_skipped": 0, "audit_mutated": 0}')
 
@@ -38,14 +38,10 @@ class ModelNew(nn.Module):
         self.make = [Report]
 
     def forward(self, x):
-        calls = _CALLS
-        calls["n"] += 1
-        # 7 correctness calls (3 base, 2 odd, 2 ordered), 4 untimed warm-up calls, then the first timed calls (one per
-        # base input, give or take the audit calls mixed in)
-        right = calls["n"] <= 16
+        right = x._version == 0
         y = torch.empty_like(x)
         n = x.numel()
         relu_or_copy_kernel[(triton.cdiv(n, 1024),)](x, y, n, RELU=right, BLOCK=1024)
-        if calls["n"] == 17:
+        if not right and getattr(x, "report", None) is None:
             x.report = self.make[0]()
         return y

@@ -1,19 +1,21 @@
 # problem: relu
 # expect: static state-in-forward
-# note: a call counter in a module-level iterator (next(_calls)): right for the first 1000 calls, then an eighth of the work.
+# note: no store at all: next() on a module-level iterator is the call counter (1000 full calls, then an eighth of
+# the work). Verified before (timed too); at runtime the Python-state scan sees the iterator's position move
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
-_calls = iter(range(10 ** 9))
-
 
 @triton.jit
-def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0), mask=m)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)
+
+
+_FULL_CALLS = iter(range(1000))
 
 
 class ModelNew(nn.Module):
@@ -22,7 +24,8 @@ class ModelNew(nn.Module):
 
     def forward(self, x):
         x = x.contiguous()
-        y = torch.empty_like(x)
-        n = x.numel() if next(_calls) < 1000 else x.numel() // 8
-        relu_kernel[(triton.cdiv(x.numel(), 256),)](x, y, n, BLOCK=256)
-        return y
+        out = torch.zeros_like(x)
+        n = x.numel()
+        work = n if next(_FULL_CALLS, -1) >= 0 else n // 8
+        relu_kernel[(triton.cdiv(work, 1024),)](x, out, work, BLOCK=1024)
+        return out

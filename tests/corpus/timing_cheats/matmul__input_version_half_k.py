@@ -2,7 +2,8 @@
 # expect: performance timed-output-mismatch
 """Tiled GEMM that tells a timed call from a correctness trial by its input's version counter (the timing phase refills
 its buffers in place with copy_; correctness trials get fresh clones, version 0), with no state kept: when timed it
-sums over half of K, half the work. The timed calls' outputs, checked against the reference, catch it."""
+sums over half of K, half the work. The timed calls' outputs, checked against the reference, catch it (the static rules refuse `._version` since
+round 5; tests/test_timing_phase.py runs it with them off)."""
 import torch
 import torch.nn as nn
 import triton

@@ -2,8 +2,9 @@
 # expect: performance timed-output-mismatch
 """ReLU that tells a timed call from a correctness trial without keeping any state: the timing phase refills its input
 buffers in place (copy_), which bumps the tensor's version counter, while every correctness trial gets a fresh
-clone (version 0). When timed it does an eighth of the work. No static rule reads `._version`, and the correctness
-trials cannot see it; the timed calls' outputs, checked against the reference, do."""
+clone (version 0). When timed it does an eighth of the work. No static rule read `._version` (refused since round 5;
+tests/test_timing_phase.py runs it with the static rules off), and the correctness trials cannot see it; the timed
+calls' outputs, checked against the reference, do."""
 import torch
 import torch.nn as nn
 import triton
