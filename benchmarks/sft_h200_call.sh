@@ -21,7 +21,8 @@ NEED_S=$(python3 -c "print(int(float('$SFT_MIN') * 60 + 90))"); SFT_S=${SFT_S:-$
 [ "$SFT_S" -lt "$NEED_S" ] && { echo "SFT_S=$SFT_S is below SFT_MIN*60+90=$NEED_S: the final save would be killed" >&2; exit 2; }
 SEEDS=${SEEDS:-0}; RUNS=${RUNS:-$(for S in $SEEDS; do printf 'small:%s ' $S; done)}
 # one tag per run: s<SEED> for the small config (the names earlier calls used), <config>_s<SEED> otherwise
-TAGS=$(for R in $RUNS; do C=${R%%:*}; S=${R##*:}; [ $C = small ] && echo s$S || echo ${C}_s$S; done)
+tag() { C=${1%%:*}; S=${1##*:}; [ $C = small ] && echo s$S || echo ${C}_s$S; }
+TAGS=$(for R in $RUNS; do tag $R; done)
 set -- $TAGS; NS=$#; FIRST=$1
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }; log() { echo "[$(el)s] $*"; }
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
@@ -31,7 +32,7 @@ L=/dev/shm/sft_logs; rm -rf $L; mkdir -p $L
 if [ "${TRAIN:-1}" = 1 ]; then
   log "sft, runs: $RUNS"
   for R in $RUNS; do
-    C=${R%%:*}; S=${R##*:}; T=$([ $C = small ] && echo s$S || echo ${C}_s$S)
+    C=${R%%:*}; S=${R##*:}; T=$(tag $R)
     [ "${RESUME:-0}" = 1 ] || rm -rf /dev/shm/sft_$T
     ( timeout -k 10 $SFT_S python3 -m training.sft --config $C --data ${DATA:-data/corpus.jsonl data/corpus_tiny.jsonl} \
         --out /dev/shm/sft_$T --max-steps ${STEPS:-1700} --time-limit $SFT_MIN --seed $S > $L/sft_$T.log 2>&1
