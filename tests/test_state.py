@@ -91,3 +91,27 @@ def test_python_state_fingerprint_sees_aliases_iterators_and_versions():
     rec = tensor_versions({"t": g["t"]})
     g["t"].data = g["t"].data.as_strided((1,), (3,))  # no version bump: the strides moved
     assert versions_moved(rec)
+
+
+# an honest ReLU whose forward sets off warnings charged to the candidate's own code: torch's UserWarning (copying a
+# tensor through torch.tensor) and a ResourceWarning (a file object dropped unclosed). Python's warnings machinery
+# records them in the module's `__warningregistry__`, which is not state the candidate keeps (CI failure of stop 27).
+WARNER = HONEST.replace('''    def forward(self, x):
+        return triton_relu(x)''', '''    def forward(self, x):
+        y = triton_relu(torch.tensor(x))
+        open("/tmp/scratch", "w")  # dropped at once, unclosed: the ResourceWarning is charged to this frame
+        return y''')
+
+
+def test_warnings_charged_to_the_candidate_are_not_state_it_keeps():
+    assert WARNER != HONEST
+    v = verify(RELU, WARNER, device="cpu", static_checks=False, trials=2)  # open() is a static finding of its own
+    assert v.ok, v.summary()
+
+
+def test_the_warnings_registry_is_refused_by_name():
+    from verifier.static_check import check_candidate
+
+    src = HONEST.replace("def forward(self, x):\n", "def forward(self, x):\n        __warningregistry__['n'] = 1\n")
+    assert src != HONEST
+    assert "reflection" in {f.rule for f in check_candidate(src)}

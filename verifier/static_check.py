@@ -432,7 +432,7 @@ class _Checker:
                 elif node.id in FORBIDDEN_CALLS:
                     self.add("forbidden-call", f"'{node.id}' is not allowed in a candidate", node)
                 elif (node.id in REFLECTION_CALLS and not (node.id == "type" and self._class_built(node))) or \
-                        node.id in ("__builtins__", "__builtin__", "__loader__", "__spec__", "__file__"):
+                        node.id in ("__builtins__", "__builtin__", "__loader__", "__spec__", "__file__", "__warningregistry__"):
                     self.add("reflection", f"'{node.id}' (introspection) is not allowed in a candidate", node)
             elif isinstance(node, ast.Attribute):
                 if node.attr in MODULE_INTERNALS:
