@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 DIR = Path(__file__).resolve().parent / "default_model"
-NAME = "tritonrl-small (embedded default)"
+NAME = "tritonrl-medium (embedded default)"
 
 
 def path() -> Path | None:
