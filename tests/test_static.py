@@ -522,3 +522,17 @@ def test_private_attributes_of_tensors_are_refused(expr):
 def test_a_candidates_own_private_attributes_are_its_own():
     body = "n = self._base + x.numel() * 0\n" + textwrap.dedent(HONEST_FORWARD)
     assert "reflection" not in rules(cand(forward_body=body, init_body="self._base = 0\n"))
+
+
+def test_modelnew_on_a_base_that_is_never_imported_says_so():
+    """A model's candidate that dropped its imports: the finding names the missing import, not "ModelNew must
+    subclass nn.Module (it subclasses nn.Module)" (seen on KernelBench's L1 norm, 2026-12-05)."""
+    from verifier.static_check import check_candidate
+
+    src = ("import torch\nimport triton\n\n\n@triton.jit\ndef k(x_ptr):\n    pass\n\n\nclass ModelNew(nn.Module):\n"
+           "    def forward(self, x):\n        return x\n")
+    found = [(f.rule, f.message) for f in check_candidate(src)]
+    assert any(r == "undefined-name" and "'nn' is never imported" in m for r, m in found), found
+    assert not any("must subclass" in m for _, m in found), found
+    bad_base = check_candidate("import torch.nn as nn\n" + src.replace("(nn.Module)", "(object)"))
+    assert any("must subclass nn.Module (it subclasses object)" in f.message for f in bad_base)

@@ -1431,7 +1431,13 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
         c.add("no-triton-kernel", "candidate defines no @triton.jit kernel", None)
     for b in cls.bases:
         name = c.aliases.resolve(_dotted(b))
-        if name not in ("torch.nn.Module", "torch.nn.modules.module.Module") and name not in c.classes:
+        root = _root(b)
+        if root and root not in c.aliases.names and root not in c.classes and root not in c.module_names \
+                and not hasattr(__import__("builtins"), root):
+            # `class ModelNew(nn.Module)` in a file that never imports torch.nn: say that, not "must subclass"
+            c.add("undefined-name", f"ModelNew subclasses {ast.unparse(b)}, but '{root}' is never imported or "
+                  "defined in the candidate (import torch.nn as nn)", cls)
+        elif name not in ("torch.nn.Module", "torch.nn.modules.module.Module") and name not in c.classes:
             c.add("reference-reuse" if "Model" in name else "forbidden-call",
                   f"ModelNew must subclass nn.Module (it subclasses {ast.unparse(b)})", cls)
     c.check_imports()
