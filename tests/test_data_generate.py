@@ -273,3 +273,36 @@ def test_the_committed_rl_prompt_set_never_overlaps_the_sft_corpora():
     sft = {json.loads(x)["problem"] for name in ("corpus.jsonl", "corpus_tiny.jsonl")
            for x in (ROOT / "data" / name).read_text().splitlines() if x.strip()}
     assert not [r["pid"] for r in held if r["problem"] in sft]
+
+
+def test_single_ops_table_is_its_own_stream_of_single_activations():
+    """`--table single-ops`: one activation per module in many spellings, from a stream of its own (the main
+    streams, and the committed corpora with them, do not move); every candidate is clean, and verifies, and a
+    bug in it is caught."""
+    a = generate(60, seed=0, table="single-ops")
+    assert [s.problem for s in a] == [s.problem for s in generate(60, seed=0, table="single-ops")]
+    assert {s.family for s in a} == {"elementwise"} and all(s.id.startswith("act-") for s in a)
+    assert len({s.problem for s in a}) == 60
+    assert not {s.problem for s in a} & {s.problem for s in generate(300, seed=0)}
+    spellings = {s.problem.split("def forward")[1].split("return ")[1].split("\n")[0] for s in a}
+    assert any(x.startswith("torch.nn.functional.") for x in spellings) and "self.act(x)" in spellings
+    assert any("self." in x and x != "self.act(x)" for x in spellings)  # a parameter given at construction
+    ranks = set()
+    for s in a:
+        assert check_candidate(s.candidate, s.problem) == [], s.id
+        r = prompts.parse_response(s.response)
+        assert r.ok and r.code == s.candidate and r.plan == s.plan
+        ns: dict = {}
+        exec(compile(s.problem, s.id, "exec"), ns)  # our own generated source, not model output
+        ns["Model"](*ns["get_init_inputs"]())  # (get_inputs is not called: some inputs are ~1 GiB)
+        ranks.add(s.problem.split("torch.rand")[1].split(")")[0].count(",") + 1)
+    assert len(ranks) >= 3, ranks  # 1-4 dimensions
+    with pytest.raises(ValueError, match="unknown table"):
+        generate(5, table="conv")
+    picked = [next(s for s in a if "self." in s.problem.split("return ")[1].split("\n")[0] and "self.act" not in
+                   s.problem), next(s for s in a if "self.act" in s.problem), a[0]]
+    verdicts = verify_batch(picked[0].problem, [picked[0].candidate, broken(picked[0].candidate)], CPU)
+    assert verdicts[0].ok and not verdicts[1].ok, [v.summary() for v in verdicts]
+    for s in picked[1:]:
+        v = verify_batch(s.problem, [s.candidate], CPU)[0]
+        assert v.ok, (s.id, v.summary())

@@ -14,11 +14,13 @@ KernelBench problem; `--no-verify` writes the raw generator output.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import sys
 from typing import Callable, Iterator
 
+from .families.activations import activation
 from .families.basic import binary, binary_scalar, elementwise, row_op
 from .families.common import Sample
 from .families.losses import loss
@@ -26,7 +28,7 @@ from .families.matmul import bmm, linear_act_scale, matmul, matvec
 from .families.norms import batch_norm, frobenius_norm, group_norm, norm, norm_act
 from .families.reductions import argreduce, dim_reduce
 
-__all__ = ["FAMILIES", "KERNELBENCH_L1_MATCHES", "MAKERS", "Sample", "generate"]
+__all__ = ["FAMILIES", "KERNELBENCH_L1_MATCHES", "MAKERS", "Sample", "TABLES", "generate"]
 
 Maker = Callable[[random.Random, int], Sample]
 # (maker, family, weight): a maker draws one sample of its family.
@@ -45,6 +47,9 @@ MAKERS_V2: list[tuple[Maker, str, int]] = [
 ]
 V2_EVERY = 5
 MAKERS: list[tuple[Maker, str, int]] = MAKERS_V1 + MAKERS_V2
+# Tables drawn only on request (`generate(..., table=...)`, `--table`), each from its own random stream, written to
+# a corpus file of its own: "single-ops" is one activation per module in every spelling (families/activations.py).
+TABLES: dict[str, list[tuple[Maker, str, int]]] = {"single-ops": [(activation, "elementwise", 1)]}
 FAMILIES: tuple[str, ...] = ("elementwise", "binary", "row", "norm", "matmul", "argreduce", "dim_reduce", "fused",
                              "loss")
 
@@ -69,13 +74,16 @@ KERNELBENCH_L1_MATCHES: dict[str, tuple[str, ...]] = {
 }
 
 
-def generate(n: int, seed: int = 0, families: tuple[str, ...] | None = None) -> list[Sample]:
+def generate(n: int, seed: int = 0, families: tuple[str, ...] | None = None, table: str = "main") -> list[Sample]:
     """`n` distinct samples, the same for the same seed (a longer run extends a shorter one's prefix).
 
-    `families` restricts the draw to those families (default: all)."""
+    `families` restricts the draw to those families (default: all). `table` "main" draws from the two streams
+    the committed corpora were built from; any other name of TABLES draws from that table alone."""
     unknown = set(families or ()) - set(FAMILIES)
     if unknown:
         raise ValueError(f"unknown families {sorted(unknown)}; known: {', '.join(FAMILIES)}")
+    if table != "main" and table not in TABLES:
+        raise ValueError(f"unknown table {table!r}; known: main, {', '.join(TABLES)}")
     def stream(table: list[tuple[Maker, str, int]], rng: random.Random) -> Iterator[Sample]:
         makers = [m for m, fam, w in table if families is None or fam in families for _ in range(w)]
         seen: set[str] = set()
@@ -85,6 +93,8 @@ def generate(n: int, seed: int = 0, families: tuple[str, ...] | None = None) -> 
                 seen.add(s.problem)
                 yield s
 
+    if table != "main":
+        return list(itertools.islice(stream(TABLES[table], random.Random(f"{table}-{seed}")), n))
     first, second = stream(MAKERS_V1, random.Random(seed)), stream(MAKERS_V2, random.Random(f"v2-{seed}"))
     out: list[Sample] = []
     while len(out) < n:
@@ -102,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True, help="JSONL file to write")
     ap.add_argument("--families", help=f"comma-separated subset of {','.join(FAMILIES)}")
+    ap.add_argument("--table", default="main", choices=["main", *TABLES],
+                    help="main: the committed corpora's streams; single-ops: one activation per module, every "
+                         "spelling (its own corpus file, e.g. data/corpus_single_ops.jsonl)")
     ap.add_argument("--no-verify", action="store_true", help="write the raw samples, unverified")
     ap.add_argument("--parallel", type=int, default=2, help="samples verified at once (default 2)")
     ap.add_argument("--resume", action="store_true", help="keep samples already in --out, verify the rest")
@@ -114,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--n and --parallel must be at least 1")
     fams = tuple(f.strip() for f in args.families.split(",")) if args.families else None
     try:
-        samples = generate(args.n, args.seed, fams)
+        samples = generate(args.n, args.seed, fams, args.table)
     except ValueError as e:
         ap.error(str(e))
     from .build import build_corpus
