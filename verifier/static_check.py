@@ -7,6 +7,7 @@ for anything a rule here cannot see.
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib.util
 import os
 from dataclasses import dataclass, field
@@ -1433,7 +1434,7 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
         name = c.aliases.resolve(_dotted(b))
         root = _root(b)
         if root and root not in c.aliases.names and root not in c.classes and root not in c.module_names \
-                and not hasattr(__import__("builtins"), root):
+                and not hasattr(builtins, root):
             # `class ModelNew(nn.Module)` in a file that never imports torch.nn: say that, not "must subclass"
             c.add("undefined-name", f"ModelNew subclasses {ast.unparse(b)}, but '{root}' is never imported or "
                   "defined in the candidate (import torch.nn as nn)", cls)

@@ -9,10 +9,12 @@ from here only, with its own random stream, so the committed corpora stay reprod
 """
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
-from .common import HEADER, Sample, problem
+from .basic import SCALAR_CANDIDATE
+from .common import Sample, problem
 
 
 @dataclass(frozen=True)
@@ -64,37 +66,12 @@ SHAPES = [
     (("N", "C", "H", "W"), ([1, 4, 16], [3, 16, 64], [8, 32, 224], [8, 32, 224])),
 ]
 
-CANDIDATE = HEADER + '''
-
-@triton.jit
-def elementwise_kernel(x_ptr, y_ptr, n, {kparam}BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    v = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    v = {step}
-    tl.store(y_ptr + offs, v.to(y_ptr.dtype.element_ty), mask=mask)
-
-
-class ModelNew(nn.Module):
-    def __init__(self{init_params}):
-        super().__init__(){init_body}
-
-    def forward(self, x):
-        x = x.contiguous()
-        y = torch.empty_like(x)
-        n = x.numel()
-        BLOCK = {block}
-        elementwise_kernel[(triton.cdiv(n, BLOCK),)](x, y, n, {karg}BLOCK=BLOCK)
-        return y
-'''
-
-
 def activation(rng: random.Random, idx: int) -> Sample:
     """One activation over an input of 1-4 dimensions, in one of its spellings, as one flat kernel."""
     act = rng.choice(ACTS)
     names, choices = rng.choice(SHAPES)
     sizes = {n: rng.choice(c) for n, c in zip(names, choices)}
-    while len(sizes) > 1 and _numel(sizes) > (1 << 28):  # keep the problem's own inputs allocatable (1 GiB fp32)
+    while len(sizes) > 1 and math.prod(sizes.values()) > (1 << 28):  # keep the problem's own inputs allocatable (1 GiB fp32)
         big = max(sizes, key=sizes.get)
         sizes[big] //= 4
     value = rng.choice(act.param[1]) if act.param else None
@@ -120,10 +97,11 @@ def activation(rng: random.Random, idx: int) -> Sample:
     # the candidate takes the same construction arguments and hands the parameter to the kernel at run time
     step = act.triton.format(p="p" if as_init else repr(value))
     block = rng.choice([256, 512, 1024, 2048, 4096])
-    cand = CANDIDATE.format(
-        kparam="p, " if as_init else "", karg=f"self.{act.param[0]}, " if as_init else "", step=step, block=block,
-        init_params=f", {init_params}" if as_init else "",
-        init_body=f"\n        self.{act.param[0]} = {act.param[0]}" if as_init else "")
+    # the flat kernel of x-op-scalar problems: a run-time scalar argument when the module holds the parameter
+    cand = SCALAR_CANDIDATE.format(
+        kname="elementwise_kernel", s_arg="p, " if as_init else "", s_call=f"self.{act.param[0]}, " if as_init else "",
+        expr=step, block=block, init_params=f", {init_params}" if as_init else "",
+        init_body=f"        {init_body}\n" if as_init else "")
     what = f"{act.name}" + (f" with {act.param[0]} = {value}" if act.param else "")
     plan = rng.choice([
         f"The module applies a single {what} to every element; nothing else. One flat kernel over the "
@@ -137,9 +115,3 @@ def activation(rng: random.Random, idx: int) -> Sample:
           if as_init else "")
     return Sample(f"act-{idx:05d}", "elementwise", src, plan, cand)
 
-
-def _numel(sizes: dict[str, int]) -> int:
-    n = 1
-    for v in sizes.values():
-        n *= v
-    return n
