@@ -29,7 +29,8 @@ CONFIGS = {
     # the largest that still fits the 64 MiB budget in bf16 (about 26M parameters, 53 MB): more capacity for a
     # corpus that outgrew the small model's template retrieval
     "medium": dict(hidden=512, layers=8, heads=8, intermediate=1376, vocab=4096, max_length=3072, max_steps=3000,
-                   batch=8, grad_accum=2, lr=7e-4, save_steps=500, data=["data/corpus.jsonl"]),
+                   batch=8, grad_accum=2, lr=7e-4, save_steps=500,
+                   data=["data/corpus.jsonl", "data/corpus_single_ops.jsonl"]),
 }
 
 
