@@ -7,8 +7,12 @@
 #   SEED   training seed (data order); the held-out samples use eval_seed from the config, so every call
 #          samples the held-out problems the same way
 #   RL_MIN --time-limit of each run, minutes;  HARD  seconds after which both runs are stopped; training
-#          also stops AFTER_S (default 120) seconds before HARD (--train-until), so the final save and the
-#          held-out "after" evaluation fit in the call
+#          also stops AFTER_S seconds before HARD (--train-until), so the final save and the held-out "after"
+#          evaluation fit in the call. The "after" evaluation runs once every run has stopped, one run at a time
+#          with all verifier jobs (benchmarks/heldout_eval.py, same samples as the run's own evaluation: eval
+#          seed 0), and is appended to the run's heldout.jsonl; AFTER_S defaults to 40 s plus 120 s per run
+#          (32 held-out problems x 4 took 104 s alone on an H100; two runs' in-run evaluations side by side at 7
+#          jobs each did not finish in 150 s, 2026-12-05)
 #   SHARED_BEFORE=1  only the HRD run measures "before" (same init, held-out set and eval seed: identical)
 #   RUNS   which rewards to run (default "hrd uniform", side by side); JOBS verifier jobs per run (default 7)
 #   NO_BEFORE=1  no run measures "before" (an earlier call measured it for this init and eval seed)
@@ -38,6 +42,7 @@ sed -i "s/JOBS/${JOBS:-7}/; s/BATCH/${BATCH:-64}/; s/HELDOUT/${HELDOUT:-16}/; s/
 INIT=${INIT:-training/default_model}
 TL=${RL_MIN:-4}
 RUNS=${RUNS:-hrd uniform}
+set -- $RUNS; AFTER_S=${AFTER_S:-$(( 40 + 120 * $# ))}
 # a warm machine keeps /dev/shm: without RESUME=1 each run starts afresh (a stale run directory made a
 # "new" run resume the previous call's checkpoint, optimizer and learning rate included)
 [ "${RESUME:-0}" = 1 ] || for R in $RUNS; do rm -rf /dev/shm/rl_$R /dev/shm/pack/rl_$R; done
@@ -46,7 +51,7 @@ for R in $RUNS; do
   [ -n "${PROMPTS:-}" ] && mkdir -p /dev/shm/rl_$R && [ ! -f /dev/shm/rl_$R/prompts.jsonl ] && cp $PROMPTS /dev/shm/rl_$R/prompts.jsonl
   EXTRA=""; { [ "${SHARED_BEFORE:-0}" = 1 ] && [ $R = uniform ]; } || [ "${NO_BEFORE:-0}" = 1 ] && EXTRA=--no-eval-before
   ( python3 -m training.rl --config /dev/shm/h200.json --init $I --out /dev/shm/rl_$R --reward $R \
-      --no-feedback --kernelbench .kb --time-limit $TL --train-until $(( T0 + ${HARD:-560} - ${AFTER_S:-120} )) --seed ${SEED:-0} ${STEPS:+--max-steps $STEPS} $EXTRA > $L/rl_$R.log 2>&1
+      --no-feedback --kernelbench .kb --time-limit $TL --train-until $(( T0 + ${HARD:-560} - AFTER_S )) --seed ${SEED:-0} ${STEPS:+--max-steps $STEPS} --no-eval-after $EXTRA > $L/rl_$R.log 2>&1
     echo "rc=$?" >> $L/rl_$R.log ) &
   echo $! > /dev/shm/pid_$R
   echo "$R: init $I $EXTRA" >> $L/env.txt
@@ -60,6 +65,24 @@ done
 for R in $RUNS; do pkill -TERM -f "out /dev/shm/rl_$R" 2>/dev/null; done
 sleep 2
 log "runs over"; for R in $RUNS; do grep -E "^rl:|^rc=|Traceback" $L/rl_$R.log | tail -8; done
+# held-out "after", one run at a time with every verifier job; skipped for a run without a whole final
+for R in $RUNS; do
+  D=/dev/shm/rl_$R; LEFT=$(( ${HARD:-560} - $(el) - 15 ))
+  [ -f $D/final/tritonrl.json ] && [ -f $D/prompts.jsonl ] && [ $LEFT -gt 60 ] || { log "no held-out after for $R"; continue; }
+  log "held-out after: $R (${LEFT}s left)"
+  timeout -k 5 $LEFT python3 benchmarks/heldout_eval.py --prompts $D/prompts.jsonl --model $D/final --n ${EVAL_N:-4} \
+    --seed 0 --jobs 14 --device cuda --out $L/heldout_after_$R.json > $L/heldout_after_$R.log 2>&1
+  python3 - $L/heldout_after_$R.json $D $R <<'PY' 2>&1 | tail -1
+import json, sys, time
+from pathlib import Path
+res, run, reward = json.loads(Path(sys.argv[1]).read_text()), Path(sys.argv[2]), sys.argv[3]
+steps = json.loads((run / "final" / "tritonrl.json").read_text()).get("steps")
+res.update(tag="after", step=steps, reward=reward, time=time.time(), measured_by="benchmarks/heldout_eval.py")
+with open(run / "heldout.jsonl", "a") as f:
+    f.write(json.dumps(res) + "\n")
+print(f"held-out after ({reward}, {steps} steps): {res['correct_rate']} over {res['samples']} {res['stages']}")
+PY
+done
 for R in $RUNS; do
   D=/dev/shm/rl_$R; mkdir -p $L/$R
   cp $D/heldout.jsonl $D/log_history.json $D/curves.png $D/prompts.jsonl $D/rollouts.jsonl $L/$R/ 2>/dev/null

@@ -11,6 +11,7 @@ main curves on shared axes.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import statistics
 import sys
@@ -18,9 +19,15 @@ from pathlib import Path
 
 
 def _jsonl(path: Path) -> list[dict]:
-    if not path.exists():
+    """The rows of a JSONL file, or of its gzipped copy (how results/ keeps large rollout logs)."""
+    gz = path.with_name(path.name + ".gz")
+    if path.exists():
+        text = path.read_text()
+    elif gz.exists():
+        text = gzip.decompress(gz.read_bytes()).decode()
+    else:
         return []
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    return [json.loads(x) for x in text.splitlines() if x.strip()]
 
 
 def history(run: Path) -> list[dict]:

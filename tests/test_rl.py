@@ -248,7 +248,8 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     assert {r["split"] for r in rows} == {"train", "heldout"}
     rollouts = [json.loads(x) for x in (out / "rollouts.jsonl").read_text().splitlines()]
     assert len(rollouts) == 2 * 4 and {"step", "ok", "stage", "r_correct", "a_plan", "a_code",
-                                       "plan_tokens", "code_tokens", "completion"} <= set(rollouts[0])
+                                       "plan_tokens", "code_tokens", "completion", "why"} <= set(rollouts[0])
+    assert all(r["why"] for r in rollouts if r["ok"] is False)
     held = [json.loads(x) for x in (out / "heldout.jsonl").read_text().splitlines()]
     assert [h["tag"] for h in held] == ["before", "after"] and held[0]["samples"] == 2 * 2
     assert sum(len(v) for v in held[0]["by_problem"].values()) == 4 and len(held[0]["by_problem"]) == 2
@@ -258,6 +259,7 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     assert latest and checkpoints.is_checkpoint(latest["path"]) and latest["path"].endswith("final")
     meta = json.loads((out / "final" / "tritonrl.json").read_text())
     assert meta["stage"] == "rl" and meta["steps"] == 2 and meta["reward"] == "hrd"
+    assert meta["heldout_after"] == held[1]["correct_rate"]
     # the policy keeps the problem form of its initial checkpoint, and so does every published checkpoint
     init_form = checkpoints.prompt_form(checkpoints.resolve(tiny_ckpt))
     assert meta["prompt"] == init_form and meta["multi_turn"] is (checkpoints.meta(tiny_ckpt) is None)
@@ -265,15 +267,19 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     hist = json.loads((out / "log_history.json").read_text())
     assert any("hrd/correct_rate" in h for h in hist) and all(math.isfinite(h.get("loss", 0)) for h in hist)
 
-    # as after a kill: a second start with a larger budget picks up checkpoint-2, keeps the split
+    # as after a kill: a second start with a larger budget picks up checkpoint-2, keeps the split; without the
+    # held-out evaluation after training, its final checkpoint and files are still whole
+    curves = (out / "curves.png").stat().st_mtime_ns
     p = rl("--config", "tiny", "--init", tiny_ckpt, "--out", out, "--no-feedback", "--max-steps", "3",
-           "--reward", "uniform")
+           "--reward", "uniform", "--no-eval-after")
     assert p.returncode == 0, p.stderr[-3000:]
     assert [json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()] == rows
-    assert json.loads((out / "final" / "tritonrl.json").read_text())["steps"] == 3
+    meta = json.loads((out / "final" / "tritonrl.json").read_text())
+    assert meta["steps"] == 3 and meta["reward"] == "uniform" and "heldout_after" not in meta
+    assert checkpoints.latest(out)["path"].endswith("final") and (out / "curves.png").stat().st_mtime_ns > curves
     assert max(json.loads(x)["step"] for x in (out / "rollouts.jsonl").read_text().splitlines()) == 2
     held = [json.loads(x) for x in (out / "heldout.jsonl").read_text().splitlines()]
-    assert [h["tag"] for h in held] == ["before", "after", "after"]  # no second "before" on resume
+    assert [h["tag"] for h in held] == ["before", "after"]  # no second "before" on resume, no "after" asked
     # the comparison report reads what the run logged
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import rl_report

@@ -299,7 +299,10 @@ def _make_trainer_class():
                         "step": self.state.global_step, "mode": mode, "rank": self.accelerator.process_index,
                         "pid": (last.get("pid") or [None] * len(last["results"]))[i],
                         "ok": v.get("ok"), "stage": v.get("stage"), "parse": res["parse"],
-                        "rules": [x.get("rule") for x in v.get("reasons", [])][:3], "speedup": v.get("speedup"),
+                        "rules": [x.get("rule") for x in v.get("reasons", [])][:3],
+                        # the first reason's text: a verifier fault (ok None) is otherwise unexplained in the log
+                        "why": next((str(x.get("message", ""))[:300] for x in v.get("reasons", [])), None),
+                        "speedup": v.get("speedup"),
                         "verify_s": v.get("elapsed_s"), "phases_s": v.get("phases_s"),
                         "r_correct": hrd.rewards(res["verdict"])[0], "r_speedup": hrd.rewards(res["verdict"])[1],
                         "a_plan": round(float(a_plan[i]), 4), "a_code": round(float(a_code[i]), 4),
@@ -495,6 +498,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-eval-before", action="store_true",
                     help="skip the held-out evaluation before training (another run from the same --init, "
                          "held-out set and eval seed already measured it)")
+    ap.add_argument("--no-eval-after", action="store_true",
+                    help="skip the held-out evaluation after training (measure the final checkpoint separately, "
+                         "e.g. with benchmarks/heldout_eval.py)")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
     if args.max_steps:
@@ -643,12 +649,12 @@ def main(argv: list[str] | None = None) -> int:
     trainer.train(resume_from_checkpoint=last)
     final = out / "final"
     trainer.save_model(str(final))  # collective: every rank calls it, rank 0 writes
-    after = heldout("after") if held else {}
+    meta = {**run_meta, "alpha": args.alpha, "beta": args.beta, "steps": trainer.state.global_step}
     if main_proc:
+        # the run's files first: a run stopped during the held-out evaluation below still leaves a whole final
+        # checkpoint, its curves and its history
         tokenizer.save_pretrained(str(final))
-        (final / "tritonrl.json").write_text(json.dumps({
-            **run_meta, "alpha": args.alpha, "beta": args.beta, "steps": trainer.state.global_step,
-            "heldout_after": after.get("correct_rate")}, indent=1))
+        (final / "tritonrl.json").write_text(json.dumps(meta, indent=1))
         checkpoints.publish(out, final, stage="rl", step=trainer.state.global_step, reward=args.reward)
         print(f"rl: published {final.name}", flush=True)
         (out / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
@@ -657,6 +663,10 @@ def main(argv: list[str] | None = None) -> int:
                           f" from {init.name}")
         print(f"rl: saved {final} after {trainer.state.global_step} steps in {time.time() - t_start:.0f} s"
               + (f"; curves {png}" if png else ""), flush=True)
+    after = heldout("after") if held and not args.no_eval_after else {}
+    if main_proc and after:
+        (final / "tritonrl.json").write_text(json.dumps({**meta, "heldout_after": after.get("correct_rate")},
+                                                        indent=1))
     acc.wait_for_everyone()  # no rank exits while rank 0 still writes the run's files
     return 0
 
