@@ -24,6 +24,8 @@
 #   PROMPTS a prompts.jsonl built beforehand (by build_prompt_set with the same config, e.g. on a CPU machine):
 #          copied into each run directory, so the run skips building it (about a minute of the call);
 #          benchmarks/rl_prompts_h200.jsonl is the committed one for HELDOUT=32 (see benchmarks/heldout_eval.py)
+# The working tree with the shipped default model is over the device tool's 64 MiB: first
+#   bash scripts/device_slim.sh hide training/default_model/model.safetensors   (restore after the call)
 set -u
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }; log() { echo "[$(el)s] $*"; }
 L=/dev/shm/logs; mkdir -p $L

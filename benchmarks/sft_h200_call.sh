@@ -14,6 +14,8 @@
 #   TRAIN=0 skips training and measures the bf16 models a warm machine's /dev/shm/model_s<SEED> still holds (the
 #   follow-up call when training fills a call); MOD_S>0 adds the hand-written modules, n=8, GPU verdicts, every seed
 #   (benchmarks/module_pass_rate.py)
+# The working tree with the shipped default model is over the device tool's 64 MiB: first
+#   bash scripts/device_slim.sh hide training/default_model/model.safetensors   (restore after the call)
 set -u
 SFT_MIN=${SFT_MIN:-5.0}
 NEED_S=$(python3 -c "print(int(float('$SFT_MIN') * 60 + 90))"); SFT_S=${SFT_S:-$NEED_S}
