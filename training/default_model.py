@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 DIR = Path(__file__).resolve().parent / "default_model"
-NAME = "tritonrl-medium (embedded default)"
+NAME = "tritonrl-medium-2 (embedded default)"
 
 
 def path() -> Path | None:
