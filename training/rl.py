@@ -631,7 +631,10 @@ def main(argv: list[str] | None = None) -> int:
         # eval_measure false: correctness only (no GPU timing lock, so the held-out verdicts run fully in parallel)
         eval_cfg = dataclasses.replace(verify_cfg, measure=verify_cfg.measure and cfg.get("eval_measure", True))
         res = evaluate_heldout(acc.unwrap_model(trainer.model), tokenizer, held, eval_cfg,
-                               cfg["eval_n"], cfg["max_completion_length"], cfg["temperature"], cfg["jobs"],
+                               # eval_temperature: rollouts may sample hotter (a near-deterministic SFT policy
+                               # gives groups of identical completions) while the held-out rate stays comparable
+                               cfg["eval_n"], cfg["max_completion_length"], cfg.get("eval_temperature",
+                                                                                    cfg["temperature"]), cfg["jobs"],
                                seed=cfg.get("eval_seed", args.seed), rank=acc.process_index, world=acc.num_processes,
                                gather=gather_object, chunk=cfg.get("eval_chunk", 64), form=form)
         res.update(tag=tag, step=trainer.state.global_step, reward=args.reward, time=time.time())
