@@ -1,7 +1,8 @@
 """Held-out correct rate of a checkpoint on a GRPO run's held-out split, exactly as `training.rl` measures it.
 
     python benchmarks/heldout_eval.py --model CKPT [--prompts RUN/prompts.jsonl] [--n 4] [--seed 0] \
-        [--max-new-tokens 1024] [--temperature 1.0] [--jobs 14] [--device auto] [--out FILE.json]
+        [--max-new-tokens 1024] [--temperature 1.0] [--jobs 14] [--device auto] [--out FILE.json] \
+        [--append-to RUN_DIR [--tag after]]
 
 --prompts defaults to benchmarks/rl_prompts_h200.jsonl: the prompt set of benchmarks/rl_h200_call.sh's runs
 (`build_prompt_set(400, 32, 7001)`, the SFT corpora excluded, the novelty guard on), committed so that the
@@ -41,12 +42,16 @@ def main() -> int:
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--chunk", type=int, default=64, help="rows per batched generate call")
     ap.add_argument("--out")
+    ap.add_argument("--append-to", type=Path, metavar="RUN_DIR",
+                    help="also append the result to RUN_DIR/heldout.jsonl as `training.rl` logs its own evaluations "
+                         "(tag, step and reward; the last two from the checkpoint's tritonrl.json)")
+    ap.add_argument("--tag", default="after", help="the tag of the --append-to row")
     a = ap.parse_args()
 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from training.checkpoints import prompt_form
+    from training.checkpoints import meta, prompt_form
     from training.rl import _verify_config, evaluate_heldout
 
     rows = [json.loads(x) for x in Path(a.prompts).read_text().splitlines() if x.strip()]
@@ -66,6 +71,14 @@ def main() -> int:
     print(line, flush=True)
     if a.out:
         Path(a.out).write_text(line + "\n")
+    if a.append_to:
+        m = meta(a.model) or {}
+        res.update(tag=a.tag, step=m.get("steps"), reward=m.get("reward"), time=time.time(),
+                   measured_by="benchmarks/heldout_eval.py")
+        with open(a.append_to / "heldout.jsonl", "a") as f:
+            f.write(json.dumps(res) + "\n")
+        print(f"held-out {a.tag} ({m.get('reward')}, {m.get('steps')} steps): {res['correct_rate']} over "
+              f"{res['samples']} {res.get('stages')}", file=sys.stderr, flush=True)
     return 0
 
 

@@ -75,17 +75,8 @@ for R in $RUNS; do
   [ -f $D/final/tritonrl.json ] && [ -f $D/prompts.jsonl ] && [ $LEFT -gt 60 ] || { log "no held-out after for $R"; continue; }
   log "held-out after: $R (${LEFT}s left)"
   timeout -k 5 $LEFT python3 benchmarks/heldout_eval.py --prompts $D/prompts.jsonl --model $D/final --n ${EVAL_N:-4} \
-    --seed 0 --jobs 14 --device cuda --out $L/heldout_after_$R.json > $L/heldout_after_$R.log 2>&1
-  python3 - $L/heldout_after_$R.json $D $R <<'PY' 2>&1 | tail -1
-import json, sys, time
-from pathlib import Path
-res, run, reward = json.loads(Path(sys.argv[1]).read_text()), Path(sys.argv[2]), sys.argv[3]
-steps = json.loads((run / "final" / "tritonrl.json").read_text()).get("steps")
-res.update(tag="after", step=steps, reward=reward, time=time.time(), measured_by="benchmarks/heldout_eval.py")
-with open(run / "heldout.jsonl", "a") as f:
-    f.write(json.dumps(res) + "\n")
-print(f"held-out after ({reward}, {steps} steps): {res['correct_rate']} over {res['samples']} {res['stages']}")
-PY
+    --seed 0 --jobs 14 --device cuda --out $L/heldout_after_$R.json --append-to $D > $L/heldout_after_$R.log 2>&1
+  tail -1 $L/heldout_after_$R.log
 done
 for R in $RUNS; do
   D=/dev/shm/rl_$R; mkdir -p $L/$R
