@@ -146,3 +146,37 @@ def test_the_time_counts_only_calls_on_inputs_the_candidate_has_not_seen():
     ms = event_ms(tc.call, device="cpu", before=tc.before, after=tc.after("event"), counted=tc.counted)
     assert ms >= 25, ms  # the replays (about 0 ms) are not what was timed
     assert not tc.mismatch and sorted(tc.first) == [3, 4, 5, 6]
+
+
+def test_a_capped_timed_loop_reports_the_same_time_and_checks_every_call():
+    """`timing_reps` (RL caps it) bounds the timed loop's calls, not what makes the time: two passes over the sets
+    still time each set's first call, and every call after the first per set is checked against it."""
+    import time
+
+    import torch
+
+    from verifier.timing import event_ms
+    from verifier.worker_candidate import _OpLog, _TimedCalls
+
+    calls = []
+
+    def slow_double(x):
+        calls.append(1)
+        time.sleep(0.01)
+        return x * 2
+
+    torch.manual_seed(0)
+    warm = [torch.randn(64)]
+    sets = [(t, [torch.randn(64)]) for t in range(3, 7)]
+    tc = _TimedCalls(slow_double, sets, "cpu", _OpLog(), None, None, warm=warm)
+    ms = event_ms(tc.call, device="cpu", budget_ms=1e6, before=tc.before, after=tc.after("event"),
+                  counted=tc.counted, max_reps=2 * len(sets))
+    assert 8 <= ms < 100, ms
+    assert len(calls) == 3 + 1 + 8 + tc.audits  # warm-up, estimate, the capped loop and its audits
+    assert sorted(tc.first) == [3, 4, 5, 6] and tc.checked == 8 + tc.audits and not tc.mismatch
+
+
+def test_timing_reps_reaches_the_worker_and_an_honest_candidate_still_verifies():
+    v = verify(RELU, HONEST_RELU, timing_reps=3, **TIMED)  # below two passes: the worker raises it to two
+    assert v.ok, v.summary()
+    assert v.time_ms > 0 and v.timed_calls["checked"] >= 10

@@ -52,6 +52,10 @@ class VerifyConfig:
                                     # speed says nothing about a GPU; this exercises the timing protocol and its
                                     # checks where no GPU is (CI)
     compile_baseline: bool = True   # GPU timing: also time torch.compile of the reference (RL skips it: slow)
+    timing_reps: int | None = None  # GPU timing: most calls of a candidate's timed loop (default 200). The time is
+                                    # the median of the first call on each of the TIMED_SETS unseen input sets
+                                    # whatever this is; the calls after those only repeat the output checks and
+                                    # audits, inside the exclusive GPU window every other job waits for. RL caps it
     per_tensor: int = 1 << 15       # CPU: shrink the problem until each input has at most this many elements
     total: int = 1 << 16
     gpu_per_tensor: int = 1 << 28   # GPU: the problem's own sizes, unless an input is larger than this (1 GiB
@@ -590,7 +594,8 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
     with _gpu_lock(shared=True, device=cfg.device) as lock_s:  # the job starts only when no timing phase runs
         t1 = time.monotonic()
         note("correctness")
-        w.dispatch(json.dumps({"device": cfg.device, "time": timed, "atol": cfg.atol, "rtol": cfg.rtol}), files={"candidate.py": src},
+        w.dispatch(json.dumps({"device": cfg.device, "time": timed, "atol": cfg.atol, "rtol": cfg.rtol,
+                               "reps": cfg.timing_reps}), files={"candidate.py": src},
                    inbox={"for_candidate.pt": ref.worker.work / "for_candidate.pt"})
         msg = w.wait_message(cfg.timeout_s) if timed else None
         ready = msg == b"R"

@@ -497,9 +497,11 @@ def _time(base: tuple, device: str, job: dict) -> None:
         sets = [(t, x) for t, x in sets if _same_layout(x, sets[0][1])]
     tc = _TimedCalls(model, sets, device, _OpLog(), job.get("atol"), job.get("rtol"), warm=warm)
     gc.disable()  # for good (the worker exits after this phase): no collection inside a timed call or its check
+    # at least two passes over the sets (each set's first call counts, the second checks its output is stable)
+    reps = max(2 * len(sets), int(job.get("reps") or 200))
     with _no_grad():
         timing = {"time_ms": event_ms(tc.call, device=device, before=tc.before, after=tc.after("event"),
-                                      counted=tc.counted if warm is not None else None),
+                                      counted=tc.counted if warm is not None else None, max_reps=reps),
                   "wall_ms": wall_ms(tc.recorded_call, device=device, before=tc.before, after=tc.after("sync"))}
         while tc.audits < tc.MIN_AUDITS:
             tc.audit()
