@@ -31,6 +31,7 @@ BUGS = [
     ("b = tl.load(b_ptr + ", "b = tl.load(b_ptr + 1 + "),                             # broadcast operand shifted
     ("v = tl.load(x_ptr + offs,", "v = tl.load(x_ptr + offs + 1,"),                   # elementwise: off by one
     ("v = tl.load(x_ptr + base + offs,", "v = tl.load(x_ptr + base + offs + 1,"),     # group norm: output shifted
+    ("mask = offs < inner\n", "mask = offs < inner - 1\n"),                          # channel norm: a position lost
 ]
 
 
@@ -301,6 +302,34 @@ def test_single_ops_table_is_its_own_stream_of_single_activations():
         generate(5, table="conv")
     picked = [next(s for s in a if "self." in s.problem.split("return ")[1].split("\n")[0] and "self.act" not in
                    s.problem), next(s for s in a if "self.act" in s.problem), a[0]]
+    verdicts = verify_batch(picked[0].problem, [picked[0].candidate, broken(picked[0].candidate)], CPU)
+    assert verdicts[0].ok and not verdicts[1].ok, [v.summary() for v in verdicts]
+    for s in picked[1:]:
+        v = verify_batch(s.problem, [s.candidate], CPU)[0]
+        assert v.ok, (s.id, v.summary())
+
+
+def test_norm_dims_table_normalises_channels_and_long_rows_with_loop_kernels():
+    """`--table norm-dims`: norms over dim=1 of 3-D/4-D tensors and over long or multi-dim rows, from a stream of its
+    own; every candidate is clean and loops over the reduced axis (no whole-row block), verifies, and a bug in it
+    is caught."""
+    a = generate(40, seed=0, table="norm-dims")
+    assert [s.problem for s in a] == [s.problem for s in generate(40, seed=0, table="norm-dims")]
+    assert {s.family for s in a} == {"norm"} and {s.id[:6] for s in a} == {"cnorm-", "lnorm-"}
+    assert not {s.problem for s in a} & {s.problem for s in generate(300, seed=0)}
+    bodies = " ".join(s.problem.split("def forward")[1].split("\n\n")[0] for s in a)
+    assert "dim=1, keepdim=True" in bodies and "self.ln(x)" in bodies and "F.normalize" in bodies
+    for s in a:
+        assert check_candidate(s.candidate, s.problem) == [], s.id
+        assert "for c in range(0, C)" in s.candidate or "for start in range(0, n_cols, BLOCK)" in s.candidate
+        r = prompts.parse_response(s.response)
+        assert r.ok and r.code == s.candidate and r.plan == s.plan
+        ns: dict = {}
+        exec(compile(s.problem, s.id, "exec"), ns)  # our own generated source, not model output
+        ns["Model"](*ns["get_init_inputs"]())
+    picked = [next(s for s in a if s.id.startswith("cnorm-") and "self.weight" in s.problem),
+              next(s for s in a if "self.ln(x)" in s.problem), next(s for s in a if "mean(torch.abs" in s.problem
+                                                                    or "abs().mean" in s.problem)]
     verdicts = verify_batch(picked[0].problem, [picked[0].candidate, broken(picked[0].candidate)], CPU)
     assert verdicts[0].ok and not verdicts[1].ok, [v.summary() for v in verdicts]
     for s in picked[1:]:

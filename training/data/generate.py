@@ -26,6 +26,7 @@ from .families.common import Sample
 from .families.losses import loss
 from .families.matmul import bmm, linear_act_scale, matmul, matvec
 from .families.norms import batch_norm, frobenius_norm, group_norm, norm, norm_act
+from .families.norm_dims import channel_norm, long_row_norm
 from .families.reductions import argreduce, dim_reduce
 
 __all__ = ["FAMILIES", "KERNELBENCH_L1_MATCHES", "MAKERS", "Sample", "TABLES", "generate"]
@@ -49,7 +50,9 @@ V2_EVERY = 5
 MAKERS: list[tuple[Maker, str, int]] = MAKERS_V1 + MAKERS_V2
 # Tables drawn only on request (`generate(..., table=...)`, `--table`), each from its own random stream, written to
 # a corpus file of its own: "single-ops" is one activation per module in every spelling (families/activations.py).
-TABLES: dict[str, list[tuple[Maker, str, int]]] = {"single-ops": [(activation, "elementwise", 1)]}
+# "norm-dims" is norms over the channel dim and over long or multi-dim rows, with loop kernels (families/norm_dims.py).
+TABLES: dict[str, list[tuple[Maker, str, int]]] = {"single-ops": [(activation, "elementwise", 1)],
+                                                   "norm-dims": [(channel_norm, "norm", 1), (long_row_norm, "norm", 1)]}
 FAMILIES: tuple[str, ...] = ("elementwise", "binary", "row", "norm", "matmul", "argreduce", "dim_reduce", "fused",
                              "loss")
 
