@@ -21,6 +21,8 @@
 #   HELDOUT held-out problems (default 16), EVAL_N samples each (default 4), EVAL_CHUNK rows per generate call
 #          (default 64), LR learning rate (default 1e-4), TEMP rollout temperature (default 1.0; the held-out
 #          evaluations sample at 1.0 whatever it is)
+#   PACK   whose finals come back (default: every run's; at most one fits: the device tool returns 8 files, 64 MiB
+#          together, and a bf16 final is 52 MB in four 15 MB parts)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
 #   PROMPTS a prompts.jsonl built beforehand (by build_prompt_set with the same config, e.g. on a CPU machine):
 #          copied into each run directory, so the run skips building it (about a minute of the call);
@@ -85,6 +87,7 @@ for R in $RUNS; do
   C=$(ls -d $D/checkpoint-* 2>/dev/null | sort -t- -k2 -n | tail -1)
   [ -n "$C" ] && cp $C/trainer_state.json $L/$R/ 2>/dev/null
   F=$D/final; [ -f $F/config.json ] || F=$C
+  case " ${PACK:-$RUNS} " in *" $R "*) ;; *) continue ;; esac
   [ -n "$F" ] && [ -f $F/config.json ] && python3 - $F /dev/shm/pack/rl_$R <<'PY' 2>&1 | tail -1
 import sys, shutil, os, torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -99,5 +102,5 @@ PY
 done
 for R in $RUNS; do tail -c 40000 $L/rl_$R.log > $L/rl_${R}_tail.log; rm -f $L/rl_$R.log; done
 tar -C /dev/shm -czf $OUT/logs.tgz logs
-for R in $RUNS; do [ -d /dev/shm/pack/rl_$R ] && tar -C /dev/shm/pack -cf - rl_$R | split -b 15m - $OUT/rl_$R.tar.part-; done
+for R in ${PACK:-$RUNS}; do [ -d /dev/shm/pack/rl_$R ] && tar -C /dev/shm/pack -cf - rl_$R | split -b 15m - $OUT/rl_$R.tar.part-; done
 ls -l $OUT; log done

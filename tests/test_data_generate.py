@@ -236,13 +236,15 @@ def test_cli_writes_jsonl_and_rejects_bad_arguments(tmp_path, capsys):
     assert "--refresh needs a corpus" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name,n,seed", [("corpus_tiny.jsonl", 112, 1), ("corpus.jsonl", 3000, 0)])
-def test_committed_corpus(name, n, seed):
+@pytest.mark.parametrize("name,n,seed,table", [("corpus_tiny.jsonl", 112, 1, "main"), ("corpus.jsonl", 3000, 0, "main"),
+                                               ("corpus_single_ops.jsonl", 600, 0, "single-ops"),
+                                               ("corpus_norm_dims.jsonl", 400, 0, "norm-dims")])
+def test_committed_corpus(name, n, seed, table):
     path = ROOT / "data" / name
     if not path.exists():
         pytest.skip(f"data/{name} not generated")
     rows = [json.loads(x) for x in path.read_text().splitlines()]
-    gen = {s.id: s for s in generate(n, seed=seed)}  # the generator still writes every committed sample
+    gen = {s.id: s for s in generate(n, seed=seed, table=table)}  # the generator still writes every committed sample
     assert all(r["id"] in gen and (gen[r["id"]].problem, gen[r["id"]].plan, gen[r["id"]].candidate) ==
                (r["problem"], r["plan"], r["candidate"]) for r in rows)
     assert len({r["id"] for r in rows}) == len(rows) and len({r["problem"] for r in rows}) == len(rows)
@@ -271,7 +273,8 @@ def test_the_committed_rl_prompt_set_never_overlaps_the_sft_corpora():
     prompts = [json.loads(x) for x in (ROOT / "benchmarks" / "rl_prompts_h200.jsonl").read_text().splitlines()]
     held = [r for r in prompts if r["split"] == "heldout"]
     assert len(held) == 32 and len(prompts) == 432
-    sft = {json.loads(x)["problem"] for name in ("corpus.jsonl", "corpus_tiny.jsonl")
+    sft = {json.loads(x)["problem"] for name in ("corpus.jsonl", "corpus_tiny.jsonl", "corpus_single_ops.jsonl",
+                                                 "corpus_norm_dims.jsonl")
            for x in (ROOT / "data" / name).read_text().splitlines() if x.strip()}
     assert not [r["pid"] for r in held if r["problem"] in sft]
 

@@ -30,7 +30,7 @@ CONFIGS = {
     # corpus that outgrew the small model's template retrieval
     "medium": dict(hidden=512, layers=8, heads=8, intermediate=1376, vocab=4096, max_length=3072, max_steps=3000,
                    batch=8, grad_accum=2, lr=7e-4, save_steps=500,
-                   data=["data/corpus.jsonl", "data/corpus_single_ops.jsonl"]),
+                   data=["data/corpus.jsonl", "data/corpus_single_ops.jsonl", "data/corpus_norm_dims.jsonl"]),
 }
 
 
