@@ -307,3 +307,21 @@ def test_row_gumbel_samples_softmax_at_the_temperature_and_per_row():
     wide = torch.zeros(2, 50)
     for _ in range(5):
         assert int(alone(None, wide[:1]).argmax()) == int(batch(None, wide)[1].argmax())
+
+
+def test_a_verdict_rejected_only_for_gpu_memory_is_unscored():
+    """Rewards: a candidate the shared GPU had no memory for gets no reward either way (None, like a verifier fault),
+    and is not remembered; any reason about the kernel keeps it a zero."""
+    from training import hrd
+    from training.rl import unscored_if_inconclusive
+    from verifier import Verdict
+
+    oom = Verdict(device="cuda", stage="correctness").fail("performance", "gpu-out-of-memory", "no memory")
+    assert unscored_if_inconclusive(oom.to_dict())["ok"] is None
+    wrong = Verdict(device="cuda").fail("correctness", "output-mismatch", "x")
+    assert unscored_if_inconclusive(wrong.to_dict())["ok"] is False
+    assert hrd.rewards(unscored_if_inconclusive(wrong.to_dict())) == (0.0, 0.0)
+    both = Verdict(device="cuda").fail("correctness", "output-mismatch", "x").fail("sandbox", "gpu-out-of-memory", "y")
+    assert unscored_if_inconclusive(both.to_dict())["ok"] is False
+    ok = Verdict(ok=True, stage="done", device="cuda", speedup=2.0)
+    assert unscored_if_inconclusive(ok.to_dict()) == ok.to_dict()

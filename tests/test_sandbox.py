@@ -308,3 +308,26 @@ def test_trial_inputs_cannot_be_predicted_from_the_construction_seed():
     cheat = (CORPUS / "cheats" / "relu__predict_inputs_from_seed.py").read_text()
     v = verify(PROBLEM.read_text(), cheat, static_checks=False, device="cpu", trials=2)
     assert not v.ok and v.stage == "correctness", v.summary()
+
+
+def test_a_gpu_out_of_memory_is_an_inconclusive_rejection(tmp_path):
+    """A worker that dies of torch's OutOfMemoryError on a GPU (shared with the trainer and other verifications: an
+    RL run saw it in the timing phase's own 256 MiB allocation) is rejected with its own rule, which says nothing
+    about the kernel (a trainer leaves it unscored); on a CPU the same exit is an ordinary one. Never verified."""
+    from verifier.runner import _sandbox_failure
+    from verifier.verdict import Verdict
+
+    res = run_script(tmp_path, """
+        import torch
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity "
+                                     "of 79.18 GiB of which 612.00 MiB is free.")
+    """)
+    assert res.returncode == 1
+    gpu, cpu = Verdict(device="cuda"), Verdict(device="cpu")
+    _sandbox_failure(gpu, res)
+    _sandbox_failure(cpu, res)
+    assert not gpu.ok and gpu.rules == ["gpu-out-of-memory"] and gpu.inconclusive
+    assert "612.00 MiB is free" in gpu.reasons[0].message
+    assert not cpu.ok and cpu.rules == ["exit"] and not cpu.inconclusive
+    gpu.fail("correctness", "output-mismatch", "and wrong")  # any other reason makes it a verdict on the kernel
+    assert not gpu.inconclusive

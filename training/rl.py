@@ -122,6 +122,18 @@ def sandboxes_per_problem(jobs: int, problems: int) -> int:
     return max(1, -(-jobs // max(1, problems)))
 
 
+def unscored_if_inconclusive(verdict: dict) -> dict:
+    """A verdict dict, with `ok` None (unscored, like a verifier fault; verified again if the completion comes back)
+    when it was rejected only for a reason that says nothing about the kernel: the shared GPU ran out of memory. A
+    zero reward there would punish a correct kernel for what else ran on the GPU."""
+    from verifier import INCONCLUSIVE_RULES
+
+    reasons = verdict.get("reasons") or []
+    if verdict.get("ok") is False and reasons and all(r.get("rule") in INCONCLUSIVE_RULES for r in reasons):
+        return dict(verdict, ok=None)
+    return verdict
+
+
 class VerifierReward:
     """TRL reward functions backed by the verifier: `correct` verifies the batch (grouped by problem,
     problems in parallel, candidates of a problem in parallel sandboxes); `speedup` reuses those
@@ -170,7 +182,7 @@ class VerifierReward:
             except Exception as e:  # a broken prompt or a verifier fault: unscorable, never fatal
                 vs = [{"ok": None, "stage": "verifier-error", "reasons": [{"rule": type(e).__name__,
                                                                            "message": str(e)[:300]}]}] * len(todo)
-            return list(todo), vs
+            return list(todo), [unscored_if_inconclusive(v) for v in vs]
 
         fresh: dict[str, dict] = {}
         with ThreadPoolExecutor(max_workers=max(1, min(self.jobs, len(by_problem) or 1))) as ex:

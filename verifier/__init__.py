@@ -2,9 +2,9 @@
 
 Depends on nothing else in the repository. `verify(problem_src, candidate_src) -> Verdict`.
 """
-from .verdict import Finding, Verdict, STAGES
+from .verdict import INCONCLUSIVE_RULES, Finding, Verdict, STAGES
 
-__all__ = ["Finding", "Verdict", "STAGES", "verify", "verify_batch", "VerifyConfig", "ReferenceRun"]
+__all__ = ["Finding", "Verdict", "STAGES", "INCONCLUSIVE_RULES", "verify", "verify_batch", "VerifyConfig", "ReferenceRun"]
 
 
 def __getattr__(name):  # lazy: importing the package must not import torch

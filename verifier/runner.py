@@ -352,6 +352,11 @@ def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
         v.fail("sandbox", "timeout", "candidate did not finish within the time limit (hang or far too slow)")
     elif limit := _over_limit(res):
         v.fail("sandbox", limit[0], "candidate " + limit[1])
+    elif v.device == "cuda" and ("OutOfMemoryError" in _last_line(err) or "CUDA out of memory" in _last_line(err)):
+        # the GPU is shared (other verifications, a trainer, the user's own programs): not a verdict on the kernel.
+        # A candidate can print this line itself; it is still rejected, and a trainer only leaves it unscored
+        v.fail("sandbox", "gpu-out-of-memory", "the GPU ran out of memory while the candidate was checked (it is "
+               f"shared with other processes), so it could not be verified: {_last_line(err)}"[:500])
     elif "CUDA error" in err or "cudaError" in err or "illegal memory access" in err:
         v.fail("sandbox", "cuda-error", "CUDA error: " + _last_line(err))
     elif res.signal_name == "SIGKILL":

@@ -7,6 +7,9 @@ from typing import Any
 
 # Layers in the order they run; a verdict's `stage` is the first that failed, or "done".
 STAGES = ("parse", "static", "sandbox", "launch", "correctness", "performance")
+# Rules that reject without judging the kernel: the GPU, shared with other processes, ran out of memory. Still a
+# rejection (nothing unverified is ever offered), but a trainer leaves such a candidate unscored and may retry it.
+INCONCLUSIVE_RULES = frozenset({"gpu-out-of-memory"})
 
 
 @dataclass
@@ -67,6 +70,11 @@ class Verdict:
     @property
     def rules(self) -> list[str]:
         return [r.rule for r in self.reasons]
+
+    @property
+    def inconclusive(self) -> bool:
+        """Rejected only for a reason that says nothing about the kernel (INCONCLUSIVE_RULES)."""
+        return not self.ok and bool(self.reasons) and all(r.rule in INCONCLUSIVE_RULES for r in self.reasons)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
