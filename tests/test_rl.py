@@ -325,3 +325,19 @@ def test_a_verdict_rejected_only_for_gpu_memory_is_unscored():
     assert unscored_if_inconclusive(both.to_dict())["ok"] is False
     ok = Verdict(ok=True, stage="done", device="cuda", speedup=2.0)
     assert unscored_if_inconclusive(ok.to_dict()) == ok.to_dict()
+
+
+def test_rollout_sampling_options_reach_grpo_config(tmp_path):
+    """A run config's temperature and optional top_p / top_k / min_p become GRPOConfig's rollout sampling (TRL hands
+    them to generation); absent ones keep TRL's defaults."""
+    from trl import GRPOConfig
+
+    from training.rl import CONFIGS, grpo_sampling
+
+    hot = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, report_to=[],
+                     **grpo_sampling({**CONFIGS["tiny"], "temperature": 1.2, "min_p": 0.05}))
+    assert (hot.temperature, hot.min_p, hot.top_p, hot.top_k) == (1.2, 0.05, 1.0, 0)
+    plain = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, report_to=[], **grpo_sampling(CONFIGS["tiny"]))
+    assert (plain.temperature, plain.min_p, plain.top_p) == (1.0, None, 1.0)
+    assert grpo_sampling({"temperature": 0.9, "top_p": 0.95, "top_k": 50}) == {"temperature": 0.9, "top_p": 0.95,
+                                                                                "top_k": 50}

@@ -122,6 +122,16 @@ def sandboxes_per_problem(jobs: int, problems: int) -> int:
     return max(1, -(-jobs // max(1, problems)))
 
 
+def grpo_sampling(cfg: dict) -> dict:
+    """GRPOConfig's rollout sampling from a run config: temperature, and optional top_p / top_k / min_p (TRL's
+    defaults when absent). Why the truncations: this SFT policy is near-deterministic at T 1.0 (5 of 8 completions of
+    a group identical) and mostly unparseable at T 1.3 (72-75% of rollouts, the sampled tail of byte tokens and
+    brackets: benchmarks/results/rl_medium2_h100_20261205); min_p cuts that tail while a higher T spreads the rest."""
+    out = {"temperature": cfg["temperature"]}
+    out.update({k: cfg[k] for k in ("top_p", "top_k", "min_p") if cfg.get(k) is not None})
+    return out
+
+
 def unscored_if_inconclusive(verdict: dict) -> dict:
     """A verdict dict, with `ok` None (unscored, like a verifier fault; verified again if the completion comes back)
     when it was rejected only for a reason that says nothing about the kernel: the shared GPU ran out of memory. A
@@ -556,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
         output_dir=str(out), max_steps=cfg["max_steps"], per_device_train_batch_size=cfg["batch"],
         gradient_accumulation_steps=cfg["grad_accum"], num_generations=cfg["num_generations"],
         max_completion_length=cfg["max_completion_length"], learning_rate=cfg["lr"], beta=cfg["kl"],
-        temperature=cfg["temperature"], logging_steps=1, save_steps=cfg["save_steps"], save_total_limit=2,
+        **grpo_sampling(cfg), logging_steps=1, save_steps=cfg["save_steps"], save_total_limit=2,
         report_to=["tensorboard"], seed=args.seed, use_cpu=not gpu, bf16=bf16, tf32=True if gpu and not bf16 else None,
         scale_rewards="group",
         reward_weights=[1.0, args.alpha] if args.reward == "hrd" else [args.beta, 1 - args.beta],
