@@ -136,10 +136,10 @@ def unscored_if_inconclusive(verdict: dict) -> dict:
     """A verdict dict, with `ok` None (unscored, like a verifier fault; verified again if the completion comes back)
     when it was rejected only for a reason that says nothing about the kernel: the shared GPU ran out of memory. A
     zero reward there would punish a correct kernel for what else ran on the GPU."""
-    from verifier import INCONCLUSIVE_RULES
+    from verifier import Verdict
 
-    reasons = verdict.get("reasons") or []
-    if verdict.get("ok") is False and reasons and all(r.get("rule") in INCONCLUSIVE_RULES for r in reasons):
+    # a verifier fault's dict (ok None) is not a Verdict's: only a rejection is read back as one
+    if verdict.get("ok") is False and Verdict.from_dict(verdict).inconclusive:
         return dict(verdict, ok=None)
     return verdict
 

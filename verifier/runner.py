@@ -347,24 +347,24 @@ def _clean_exit(res: sandbox.SandboxResult | None) -> bool:
 
 
 def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
-    err = res.stderr_tail
+    err, last = res.stderr_tail, _last_line(res.stderr_tail)
     if res.timed_out:
         v.fail("sandbox", "timeout", "candidate did not finish within the time limit (hang or far too slow)")
     elif limit := _over_limit(res):
         v.fail("sandbox", limit[0], "candidate " + limit[1])
-    elif v.device == "cuda" and ("OutOfMemoryError" in _last_line(err) or "CUDA out of memory" in _last_line(err)):
+    elif v.device == "cuda" and ("OutOfMemoryError" in last or "CUDA out of memory" in last):
         # the GPU is shared (other verifications, a trainer, the user's own programs): not a verdict on the kernel.
         # A candidate can print this line itself; it is still rejected, and a trainer only leaves it unscored
         v.fail("sandbox", "gpu-out-of-memory", "the GPU ran out of memory while the candidate was checked (it is "
-               f"shared with other processes), so it could not be verified: {_last_line(err)}"[:500])
+               f"shared with other processes), so it could not be verified: {last}"[:500])
     elif "CUDA error" in err or "cudaError" in err or "illegal memory access" in err:
-        v.fail("sandbox", "cuda-error", "CUDA error: " + _last_line(err))
+        v.fail("sandbox", "cuda-error", "CUDA error: " + last)
     elif res.signal_name == "SIGKILL":
         v.fail("sandbox", "crash", "candidate process " + _foreign_kill(res))
     elif res.signal_name:
         v.fail("sandbox", "crash", f"candidate process was killed by {res.signal_name}")
     elif res.returncode not in (0, None):
-        v.fail("sandbox", "exit", f"candidate process exited with code {res.returncode}: {_last_line(err)}")
+        v.fail("sandbox", "exit", f"candidate process exited with code {res.returncode}: {last}")
     else:
         v.fail("sandbox", "no-result", "candidate process ended without a result (did it exit early?)")
 

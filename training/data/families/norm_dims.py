@@ -133,10 +133,10 @@ def _eps(rng: random.Random, kind: str) -> tuple[str, str, str]:
     return (lit, "self.eps", "self.eps") if rng.random() < 0.5 else (lit, lit, lit)
 
 
-def _fill(template: str, kind: str, ind: int, n: str) -> dict[str, str]:
+def _fill(kind: str, n: str) -> dict[str, str]:
+    """The kind's kernel pieces, indented for both templates (step inside a loop, stat in the body), N spelled `n`."""
     accs, step, stat, normalise = KINDS[kind]
-    sp = " " * ind
-    return {"accs": accs, "acc_step": sp + "    " + step.format(ind=sp + "    "),
+    return {"accs": accs, "acc_step": " " * 8 + step.format(ind=" " * 8),
             "stat": "    " + stat.replace("N", n).format(ind="    "), "normalise": normalise}
 
 
@@ -171,7 +171,7 @@ def channel_norm(rng: random.Random, idx: int) -> Sample:
     src = problem(rng, desc=desc, forward_args=["x"], body=body, sizes=sizes,
                   inputs=[f"{dist}({', '.join([batch, cname, *spatial])})"], init_params=init_params,
                   init_body=init_body.rstrip(), init_inputs=cname)
-    f = _fill(CHANNEL_CANDIDATE, kind, 4, "C")
+    f = _fill(kind, "C")
     acc_init = "\n".join(f"    {a} = tl.zeros([BLOCK], dtype=tl.float32)" for a in f["accs"])
     affine = "        v = v * tl.load(w_ptr + c).to(tl.float32)\n" if weight else ""
     block = rng.choice([128, 256, 512, 1024])
@@ -244,7 +244,7 @@ def long_row_norm(rng: random.Random, idx: int) -> Sample:
     desc = DESC[kind] + (" over all but the batch dim" if trailing else " of each row")
     src = problem(rng, desc=desc, forward_args=["x"], body=body, sizes=sizes, inputs=[f"{dist}({shape_src})"],
                   init_params=init_params, init_body=init_body, init_inputs=init_inputs)
-    f = _fill(ROW_CANDIDATE, kind, 4, "n_cols")
+    f = _fill(kind, "n_cols")
     acc_init = "\n".join(f"    {a}_blk = tl.zeros([BLOCK], dtype=tl.float32)" for a in f["accs"])
     step = f["acc_step"]
     for a in f["accs"]:
