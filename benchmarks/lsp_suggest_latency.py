@@ -8,7 +8,10 @@ serves its embedded default, training/default_model/) and pytest-lsp's client, o
 helpers the LSP tests use (tests/lsp_client.py). The modules are five level-1-style problems in
 benchmarks/lsp_latency_modules/ (KernelBench format: `class Model`, `get_inputs`, `get_init_inputs`):
 ReLU, row softmax, RMS norm, argmax over a dim, sum over a dim. One server for all of them, one job at
-a time, in that order (the first job also pays for loading the model: its own column). Settings go
+a time, in that order. The server's warm start (setting warmStart, default on) loads the model and, on a
+GPU, starts the verifier's sandboxes when it starts: the benchmark first waits until that is over, as a
+user would open the editor some seconds before asking, and reports the server's start-to-ready time
+apart; with --no-warm-start the first job pays for loading the model (its own column). Settings go
 to the server as initializationOptions (device, n, turns, trials, max_new_tokens, a throw-away
 feedback store), as in the tests.
 
@@ -180,13 +183,19 @@ async def main_async(a, on_row=None) -> tuple[str, list[dict], dict]:
     """Every module through one server; `on_row(rows, info)` after each (a partial report survives a kill)."""
     work = Path(tempfile.mkdtemp(prefix="tritonrl-lsp-latency-"))
     opts = {"device": a.device, "feedback_db": str(work / "feedback.sqlite3")}
-    for k in ("n", "turns", "trials", "max_new_tokens", "verify_timeout_s", "lazy_baseline"):
+    for k in ("n", "turns", "trials", "max_new_tokens", "verify_timeout_s", "lazy_baseline", "warm_start"):
         if getattr(a, k) is not None:
             opts[k] = getattr(a, k)
     server_args = ("--model", a.model) if a.model else ()
     rows = []
+    t_start = time.monotonic()
     async with lsp(*server_args, **opts) as client:
         st = await execute(client, types.Command(title="s", command="tritonrl.status"))
+        while st.get("warm") == "loading" and time.monotonic() - t_start < a.job_timeout:
+            await asyncio.sleep(0.1)
+            st = await execute(client, types.Command(title="s", command="tritonrl.status"))
+        ready = {"warm": st.get("warm"), "ready_s": time.monotonic() - t_start}
+        print(f"server warm start: {ready['warm']} after {ready['ready_s']:.1f} s", file=sys.stderr, flush=True)
         for name in a.modules:
             r = await run_one(client, name, a.job_timeout)
             rows.append(r)
@@ -195,9 +204,9 @@ async def main_async(a, on_row=None) -> tuple[str, list[dict], dict]:
             for p in r["problems"]:
                 print(f"  server: {p}", file=sys.stderr)
             if on_row is not None:
-                on_row(rows, {"model_id": st.get("model_id") or "?", "settings": st["settings"]})
+                on_row(rows, {"model_id": st.get("model_id") or "?", "settings": st["settings"], **ready})
         st_end = await execute(client, types.Command(title="s", command="tritonrl.status"))
-    info = {"model_id": st_end.get("model_id") or st.get("model_id") or "?", "settings": st_end["settings"]}
+    info = {"model_id": st_end.get("model_id") or st.get("model_id") or "?", "settings": st_end["settings"], **ready}
     return table(rows), rows, info
 
 
@@ -215,6 +224,9 @@ def main() -> int:
                     help="seconds per verification phase (default: the server's)")
     ap.add_argument("--lazy-baseline", action=argparse.BooleanOptionalAction, default=None,
                     help="the server's lazyBaseline setting (default: the verifier's default)")
+    ap.add_argument("--warm-start", action=argparse.BooleanOptionalAction, default=None,
+                    help="the server's warmStart setting (default: the server's, on); the first module starts "
+                         "once the warm start is over")
     ap.add_argument("--modules", default=",".join(MODULES), help=f"comma-separated, of {','.join(MODULES)}")
     ap.add_argument("--job-timeout", type=float, default=1800.0, help="give up on a job after this many seconds")
     ap.add_argument("--out", help="also write the table (with the command and the machine) to this markdown file")
@@ -231,7 +243,9 @@ def main() -> int:
         head = (f"model: {info['model_id']}; device {a.device} ({resolved_device(a.device)}); server settings: "
                 f"n={s['n']}, turns={s['turns']}, trials={s['trials'] or 'default'}, "
                 f"lazy_baseline={'default' if s.get('lazy_baseline') is None else s['lazy_baseline']}, "
-                f"max_new_tokens={s['max_new_tokens']}; wall time {time.monotonic() - t0:.0f} s"
+                f"max_new_tokens={s['max_new_tokens']}, warm_start={s.get('warm_start')}; server start to ready "
+                f"(initialize, settings, warm start: {info.get('warm')}) {info.get('ready_s', 0):.1f} s, before the "
+                f"first module; wall time {time.monotonic() - t0:.0f} s"
                 + ("" if done else f"; PARTIAL: {len(rows)} of {len(a.modules)} modules so far"))
         tbl = table(rows)
         if a.out:

@@ -44,6 +44,8 @@ def build_server(settings: Settings | None = None) -> TritonRLServer:
         caps = params.capabilities
         ls.client_progress = bool(caps and caps.window and caps.window.work_done_progress)
         ls.client_config = bool(caps and caps.workspace and caps.workspace.configuration)
+        # a status request between here and `initialized` already sees the warm start coming
+        ls.warm = "loading" if ls.settings.warm_start else "off"
         log.info("settings: %s", ls.settings)
 
     @server.feature(types.INITIALIZED)
@@ -52,6 +54,7 @@ def build_server(settings: Settings | None = None) -> TritonRLServer:
             await ls.pull_configuration("workspace/configuration")
             ls.started = True
             ls.watch_model()
+            ls.warm_up()
         finally:
             ls.settings_ready.set()  # generate requests that came in meanwhile go on now
         ls.note(f"TritonRL serves {ls._model_id() or 'no model (set model or endpoint)'}")

@@ -8,8 +8,11 @@ A thin adapter over `training` (extraction, backends, the suggest pipeline) and 
   cheap: it never loads or runs the model.
 * ``workspace/executeCommand tritonrl.generate [uri, class, version]`` — starts a background job (a
   thread) on the document text as it was when asked, with work-done progress, one job per
-  (uri, class) at a time. The model backend is loaded lazily by the first job; a load failure is
-  shown to the user and the server keeps running.
+  (uri, class) at a time. The model backend is loaded when the server starts (setting ``warmStart``,
+  default on: in a background thread once ``initialized`` has read the settings, again when the model
+  setting changes; on a GPU the verifier's sandboxes are started too), else by the first job; a job that
+  comes while it loads waits for it. A load failure is shown to the user by the job that needed the
+  model (and logged at start) and the server keeps running.
 * When a job ends with verified candidates they become code actions on that class: "Apply verified
   Triton kernel (<label>, p/r trials)", best first, up to three, and "Reject Triton suggestions"
   (``tritonrl.reject``). When none verified, a message lists each candidate's failing layer.
@@ -50,6 +53,7 @@ import asyncio
 import logging
 import re
 import threading
+import time
 import traceback
 import uuid
 from pathlib import Path, PurePosixPath
@@ -138,6 +142,8 @@ class TritonRLServer(LanguageServer):
         self.settings_ready = asyncio.Event()   # set once `initialized` has read the client's settings
         self._feedback = None
         self._row_store: dict[str, Path] = {}   # suggestion id -> the store it was logged in (the path may change)
+        self.warm = "off"                       # warm start: off, loading, ready, failed (status reports it)
+        self._warm_seq = 0                      # a settings change starts a new warm-up; an older one stays quiet
 
     # -- feedback store: what was shown and what the user did; never allowed to break a request --
     def feedback(self):
@@ -226,6 +232,7 @@ class TritonRLServer(LanguageServer):
                 self._backend = None
             if self.started:
                 self.watch_model()
+                self.warm_up()
         if "feedback_db" in changed and self._feedback is not None:
             old, self._feedback = self._feedback, None
             old.close()
@@ -277,6 +284,62 @@ class TritonRLServer(LanguageServer):
             if self._backend is None:
                 self._backend = self._load(self._serving_path or self.settings.model)
             return self._backend
+
+    def job_verify_config(self):
+        """The verifier settings every job uses (and the warm start fills the pool for: same pool key)."""
+        from verifier import VerifyConfig
+
+        s = self.settings
+        # warm sandboxes between jobs (each still runs one candidate and dies); no torch.compile baseline:
+        # the offer shows the speedup over eager, and compiling the reference cost ~20 s per new module on
+        # the H200 before any candidate could start (benchmarks/results/lsp_suggest_latency_h200.md)
+        vcfg = VerifyConfig(device=s.device, trials=s.trials, timeout_s=s.verify_timeout_s, pool=True,
+                            compile_baseline=False)
+        if s.lazy_baseline is not None:
+            vcfg.lazy_baseline = s.lazy_baseline
+        return vcfg
+
+    def warm_up(self) -> threading.Thread | None:
+        """Load the model now, in the background, so the first request does not wait for it (setting
+        warm_start); on a GPU also start the verifier's warm sandboxes (each creates a CUDA context)."""
+        if not self.settings.warm_start:
+            self.warm = "off"
+            return None
+        self._warm_seq += 1
+        self.warm = "loading"
+        t = threading.Thread(target=self._warm_up, args=(self._warm_seq,), name="tritonrl-warm-up", daemon=True)
+        t.start()
+        return t
+
+    def _warm_up(self, seq: int) -> None:
+        t0 = time.monotonic()
+        try:
+            backend = self.backend()
+        except Exception as e:  # the first job loads again and tells the user why it failed
+            log.warning("warm start: %s", e)
+            if seq == self._warm_seq:
+                self.warm = "failed"
+            # shown now: the user learns of a bad model setting before asking for a kernel
+            self.say(f"TritonRL: the model did not load at start ({_why(e)}); the next request tries again",
+                     types.MessageType.Warning)
+            return
+        loaded_s = time.monotonic() - t0
+        parts = [f"model {getattr(backend, 'model_id', '') or '?'} loaded in {loaded_s:.1f} s"]
+        try:
+            cfg = self.job_verify_config().resolved()
+            # on a CPU a sandbox starts in a few seconds and the interpreter's checks dominate a job; on a GPU
+            # each sandbox creates a CUDA context and builds Triton's driver helpers first
+            if cfg.device == "cuda":
+                from verifier.runner import prewarm
+
+                prewarm(cfg)
+                parts.append(f"verifier sandboxes warm after {time.monotonic() - t0:.1f} s")
+        except Exception as e:
+            log.exception("warm start: verifier")
+            parts.append(f"verifier not warmed ({_why(e)}; jobs start their sandboxes)")
+        if seq == self._warm_seq:
+            self.warm = "ready"
+        self.note("TritonRL warm start: " + "; ".join(parts))
 
     def watch_model(self) -> None:
         """Watch settings.model (a run directory) for published checkpoints; pin the one serving now."""
@@ -439,7 +502,6 @@ class TritonRLServer(LanguageServer):
         from training.backends import BackendError, GenerationConfig
         from training.extract import extract_problem
         from training.suggest import run_problem
-        from verifier import VerifyConfig
         from verifier.problem import ProblemError
 
         uri, class_name, token = job.uri, job.class_name, job.token
@@ -490,13 +552,7 @@ class TritonRLServer(LanguageServer):
         model_id = getattr(backend, "model_id", "")
 
         s = self.settings
-        # warm sandboxes between jobs (each still runs one candidate and dies); no torch.compile baseline:
-        # the offer shows the speedup over eager, and compiling the reference cost ~20 s per new module on
-        # the H200 before any candidate could start (benchmarks/results/lsp_suggest_latency_h200.md)
-        vcfg = VerifyConfig(device=s.device, trials=s.trials, timeout_s=s.verify_timeout_s, pool=True,
-                            compile_baseline=False)
-        if s.lazy_baseline is not None:
-            vcfg.lazy_baseline = s.lazy_baseline
+        vcfg = self.job_verify_config()
         try:
             res = run_problem(problem, backend, n=s.n, turns=s.turns,
                               gen=GenerationConfig(n=s.n, max_new_tokens=s.max_new_tokens),
@@ -618,6 +674,6 @@ class TritonRLServer(LanguageServer):
         with self.state.lock:
             jobs = [{"uri": j.uri, "class": j.class_name, "cancelling": j.cancel.is_set()}
                     for j in self.state.running.values()]
-        return {"model_id": self._model_id(), "loaded": self._backend is not None,
+        return {"model_id": self._model_id(), "loaded": self._backend is not None, "warm": self.warm,
                 "watching": str(self._watcher.run_dir) if self._watcher else None,
                 "settings": self.settings.to_dict(), "jobs": jobs}

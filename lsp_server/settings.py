@@ -40,6 +40,8 @@ class Settings:
     feedback_db: str | None = None    # None: training.feedback.default_path() (per user)
     lazy_baseline: bool | None = None  # GPU: time the reference only once a candidate passes correctness
                                       # (None: the verifier's default, VerifyConfig.lazy_baseline)
+    warm_start: bool = True           # load the model (and, on a GPU, start the verifier's sandboxes) when the
+                                      # server starts and when the model setting changes, not at the first request
 
     #: changing one of these means a different model: the loaded one is dropped
     MODEL_KEYS = ("model", "endpoint", "served_model", "backend", "device")
@@ -61,7 +63,7 @@ class Settings:
             if isinstance(v, bool) or int(v) != float(v) or int(v) < 1:
                 raise ValueError("must be a whole number >= 1")
             return int(v)
-        if key == "lazy_baseline" and not isinstance(v, bool):
+        if key in ("lazy_baseline", "warm_start") and not isinstance(v, bool):
             raise ValueError("must be true or false")
         if key in ("verify_timeout_s", "model_timeout_s"):
             if isinstance(v, bool) or not float(v) > 0:

@@ -380,3 +380,44 @@ def test_wait_for_settings_returns_at_once_without_workspace_configuration_and_g
         assert time.monotonic() - t0 < 5
 
     asyncio.run(main())
+
+
+async def _status(client) -> dict:
+    return await execute(client, types.Command(title="s", command="tritonrl.status"))
+
+
+@pytest.mark.asyncio
+async def test_warm_start_loads_the_model_before_any_request(tmp_path):
+    """The embedded default model is loaded once `initialized` has read the settings, with no request;
+    warmStart off leaves it to the first request; a model that cannot load is a warning at start."""
+    async with lsp(device="cpu", feedback_db=str(tmp_path / "fb.sqlite3")) as client:
+        t0 = time.monotonic()
+        while (st := await _status(client))["warm"] == "loading":
+            assert time.monotonic() - t0 < 120, st
+            await asyncio.sleep(0.2)
+        assert st["warm"] == "ready" and st["loaded"] is True and st["jobs"] == []
+        assert any("warm start: model" in m.message and "loaded in" in m.message for m in client.log_messages)
+
+    async with lsp(device="cpu", warm_start=False) as client:
+        await asyncio.sleep(1.0)  # long enough for a warm start to have begun (the case above: at once)
+        st = await _status(client)
+        assert (st["warm"], st["loaded"], st["settings"]["warm_start"]) == ("off", False, False)
+
+    async with lsp("--model", str(tmp_path / "no-such-checkpoint"), device="cpu") as client:
+        m = await wait_message(client, lambda m: "did not load at start" in m, timeout=60)
+        assert m.type == types.MessageType.Warning and "no-such-checkpoint" in m.message
+        st = await _status(client)
+        assert (st["warm"], st["loaded"]) == ("failed", False)
+
+
+def test_the_extension_contributes_every_server_setting():
+    """package.json's settings and config.ts's SERVER_KEYS name exactly the server's Settings (camelCase)."""
+    from lsp_server.settings import Settings, _camel
+
+    server = {_camel(k) for k in Settings.keys()}
+    ext = ROOT / "vscode-extension"
+    contributed = {k.split(".", 1)[1] for k in
+                   json.loads((ext / "package.json").read_text())["contributes"]["configuration"]["properties"]}
+    assert contributed - {"pythonPath", "serverPath"} == server
+    keys = re.search(r"SERVER_KEYS = \[(.*?)\] as const", (ext / "src" / "config.ts").read_text(), re.S).group(1)
+    assert set(re.findall(r'"(\w+)"', keys)) == server

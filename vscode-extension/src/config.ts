@@ -17,12 +17,14 @@ export interface ExtensionSettings {
   maxNewTokens?: number;
   feedbackDb?: string | null;
   lazyBaseline?: boolean | null;
+  warmStart?: boolean;
 }
 
 /** The keys the server reads (lsp_server Settings, camelCase); the launcher keys stay in the client. */
 export const SERVER_KEYS = [
   "model", "endpoint", "servedModel", "backend", "device", "n", "turns", "trials",
   "verifyTimeoutS", "modelTimeoutS", "maxNewTokens", "feedbackDb", "lazyBaseline",
+  "warmStart",
 ] as const;
 
 export interface Launch {

@@ -23,6 +23,7 @@ test("initializationOptions keep the server's keys and drop unset values", () =>
     modelTimeoutS: 600, maxNewTokens: 2048, feedbackDb: "/tmp/fb.sqlite3",
   });
   assert.deepEqual(serverOptions({ lazyBaseline: false }), { lazyBaseline: false });
+  assert.deepEqual(serverOptions({ warmStart: false }), { warmStart: false });
   assert.deepEqual(serverOptions({ n: Number.NaN }), {});
 });
 
