@@ -131,6 +131,7 @@ class TritonRLServer(LanguageServer):
         self.state = JobTable()
         self._backend = None
         self._backend_lock = threading.Lock()
+        self._load_lock = threading.Lock()
         self._serving_path: str | None = None   # the checkpoint folder that serves (model runs only)
         self._reload_lock = threading.Lock()
         self._watcher: CheckpointWatcher | None = None
@@ -272,8 +273,11 @@ class TritonRLServer(LanguageServer):
         from training.backends import load_backend
 
         s = self.settings
-        backend = load_backend(model, backend=s.backend, endpoint=s.endpoint, served_model=s.served_model,
-                               device=s.device)
+        # one load at a time (the warm start, a reload, a job): two threads importing transformers at once
+        # made one of them fail ("cannot import name 'AutoModelForCausalLM'"), and two models double the memory
+        with self._load_lock:
+            backend = load_backend(model, backend=s.backend, endpoint=s.endpoint, served_model=s.served_model,
+                                   device=s.device)
         if hasattr(backend, "timeout"):
             backend.timeout = s.model_timeout_s
         return backend

@@ -262,7 +262,7 @@ async def test_bad_endpoint_and_bad_model_are_errors_and_the_server_stays_up(tmp
         open_doc(client, uri, MYRELU)
         gen = (await actions_at(client, uri, line_of(MYRELU, "class MyReLU")))[0].command
         assert (await execute(client, gen))["started"]
-        m = await wait_message(client, lambda m: "cannot load the model" in m, timeout=120)
+        m = await wait_message(client, lambda m: m.startswith("TritonRL: cannot load the model"), timeout=120)
         assert m.type == types.MessageType.Error and "not found" in m.message
         assert len(await actions_at(client, uri, line_of(MYRELU, "class MyReLU"))) == 1
 
