@@ -160,3 +160,27 @@ def test_rl_rollouts_on_gpu(tiny_ckpt, tmp_path):
                        timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     assert (out / "final" / "config.json").exists() and (out / "rollouts.jsonl").read_text().strip()
+
+
+def test_lsp_warm_start_starts_the_verifier_sandboxes_on_gpu(tmp_path):
+    """On a GPU the server's warm start loads the model and then fills the verifier's pool (each sandbox
+    creates a CUDA context), before any request; its log line says when."""
+    import asyncio
+    import time
+
+    from lsprotocol import types
+
+    from lsp_client import execute, lsp
+
+    async def go():
+        async with lsp(device="cuda", feedback_db=str(tmp_path / "fb.sqlite3")) as client:
+            t0 = time.monotonic()
+            while (st := await execute(client, types.Command(title="s", command="tritonrl.status")))["warm"] \
+                    == "loading":
+                assert time.monotonic() - t0 < 240
+                await asyncio.sleep(0.2)
+            return st, [m.message for m in client.log_messages]
+
+    st, logs = asyncio.run(go())
+    assert st["warm"] == "ready" and st["loaded"], st
+    assert any("verifier sandboxes warm after" in m for m in logs), logs
