@@ -11,8 +11,8 @@ A thin adapter over `training` (extraction, backends, the suggest pipeline) and 
   (uri, class) at a time. The model backend is loaded when the server starts (setting ``warmStart``,
   default on: in a background thread once ``initialized`` has read the settings, again when the model
   setting changes; on a GPU the verifier's sandboxes are started too), else by the first job; a job that
-  comes while it loads waits for it. A load failure is shown to the user by the job that needed the
-  model (and logged at start) and the server keeps running.
+  comes while it loads waits for it. A load failure is shown to the user (a warning at start, an error from
+  the job that needed the model, which loads again) and the server keeps running.
 * When a job ends with verified candidates they become code actions on that class: "Apply verified
   Triton kernel (<label>, p/r trials)", best first, up to three, and "Reject Triton suggestions"
   (``tritonrl.reject``). When none verified, a message lists each candidate's failing layer.
@@ -144,7 +144,7 @@ class TritonRLServer(LanguageServer):
         self._feedback = None
         self._row_store: dict[str, Path] = {}   # suggestion id -> the store it was logged in (the path may change)
         self.warm = "off"                       # warm start: off, loading, ready, failed (status reports it)
-        self._warm_seq = 0                      # a settings change starts a new warm-up; an older one stays quiet
+        self._warm_seq = 0                      # a settings change starts a new warm-up; an older one leaves `warm`
 
     # -- feedback store: what was shown and what the user did; never allowed to break a request --
     def feedback(self):
@@ -303,17 +303,15 @@ class TritonRLServer(LanguageServer):
             vcfg.lazy_baseline = s.lazy_baseline
         return vcfg
 
-    def warm_up(self) -> threading.Thread | None:
+    def warm_up(self) -> None:
         """Load the model now, in the background, so the first request does not wait for it (setting
         warm_start); on a GPU also start the verifier's warm sandboxes (each creates a CUDA context)."""
         if not self.settings.warm_start:
             self.warm = "off"
-            return None
+            return
         self._warm_seq += 1
         self.warm = "loading"
-        t = threading.Thread(target=self._warm_up, args=(self._warm_seq,), name="tritonrl-warm-up", daemon=True)
-        t.start()
-        return t
+        threading.Thread(target=self._warm_up, args=(self._warm_seq,), name="tritonrl-warm-up", daemon=True).start()
 
     def _warm_up(self, seq: int) -> None:
         t0 = time.monotonic()
