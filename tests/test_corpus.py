@@ -101,7 +101,8 @@ def test_a_container_that_claims_to_be_a_tuple_is_refused_at_runtime_too():
     assert not v.ok and v.stage == "correctness" and "output-type" in v.rules, v.summary()
 
 
-@pytest.mark.parametrize("name", ["relu__device_counter_stops_computing.py", "relu__replay_first_timed_output.py"])
+@pytest.mark.parametrize("name", ["relu__device_counter_stops_computing.py", "relu__replay_first_timed_output.py",
+                                  "relu__gc_freeze_hides_counter.py"])
 def test_state_kept_in_a_closure_is_refused_statically_and_at_runtime(name):
     """These kept a call counter in a closure's device memory and were timing cheats (right in every correctness
     trial). Round 4: the static rules refuse a closure that changes its enclosing function's variables, and with them

@@ -47,6 +47,11 @@ def test_progress_names_each_candidates_phases_and_verdict():
         assert {"reference", "worker", "lock", "correctness", "import", "first_trial"} <= set(p), p
         assert all(x >= 0 for x in p.values()) and p["import"] + p["first_trial"] <= p["correctness"], p
         assert p["reference"] + p["correctness"] <= v.elapsed_s + 0.01, (p, v.elapsed_s)
+        # and inside the sandboxes: the reference's size plan and runs, the candidate's setup, trials and state checks
+        assert {"reference_total", "reference_plan", "reference_runs", "reference_save"} <= set(p), p
+        assert p["reference_plan"] + p["reference_runs"] + p["reference_save"] <= p["reference_total"] + 0.01, p
+        assert p["setup"] + p["trials"] + p["state_checks"] <= p["correctness"], p
+        assert not any(k.startswith("ref_") for k in p)  # the names of the baseline's timing phases
     assert vs[1].phases_s == {}  # rejected before any sandbox
 
     def broken(i: int, phase: str) -> None:

@@ -163,6 +163,7 @@ class Reference:
     skipped: list = dataclasses.field(default_factory=list)  # variants (odd sizes, sorted inputs) the reference
                                     # itself cannot run: no candidate is checked there (a flag on each verdict)
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    clock: dict = dataclasses.field(default_factory=dict)  # where its seconds went (diagnostics for verdicts' phases)
 
     def close(self) -> None:
         self.outputs = []
@@ -201,6 +202,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     """Run the problem in its own sandbox: plan shapes, make inputs, compute reference outputs."""
     import torch
 
+    t0 = time.monotonic()
     parse_problem(problem_src)
     key = hashlib.sha256(f"{problem_src}|{cfg.device}".encode()).hexdigest()
     want_timing = cfg.times and key not in _TIMING_CACHE
@@ -240,6 +242,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
         ref.inputs_mutated = state.get("inputs_mutated", [])
     if (d / "skipped.json").exists():
         ref.skipped = json.loads((d / "skipped.json").read_text())
+    ref.clock = {"reference_total": round(time.monotonic() - t0, 3), **_clock_readings(d / "clock.json")}
     if want_timing and msg == b"R":
         _cache_baseline(key, d)
     ref.timing = _TIMING_CACHE.get(key, {})
@@ -248,6 +251,16 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
         ref.warmed = threading.Thread(target=_await_warm_up, args=(ref, cfg), daemon=True)
         ref.warmed.start()
     return ref
+
+
+def _clock_readings(path: Path) -> dict[str, float]:
+    """A worker's own clock readings (plain numbers only): diagnostics, never part of a verdict's judgement."""
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {k: round(float(x), 3) for k, x in d.items()
+            if isinstance(k, str) and isinstance(x, (int, float)) and 0 <= x < 1e6} if isinstance(d, dict) else {}
 
 
 def _cache_baseline(key: str, work: Path) -> None:
@@ -569,6 +582,9 @@ def _sandbox_phases(result: dict) -> dict[str, float]:
     trials = result.get("trials")
     first = trials[0].get("s") if isinstance(trials, list) and trials and isinstance(trials[0], dict) else None
     out = {"import": result.get("import_s"), "first_trial": first}
+    clock = result.get("clock")
+    if isinstance(clock, dict):  # the rest of correctness: building models and scanning state, all trials, checks
+        out.update({k: clock.get(k) for k in ("setup", "trials", "state_checks")})
     return {k: round(float(x), 3) for k, x in out.items() if isinstance(x, (int, float)) and 0 <= x < 1e6}
 
 
@@ -731,7 +747,7 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
                 for f in as_completed(futs):
                     v = f.result()
                     v.shapes = ref.shapes
-                    v.phases_s = {"reference": t_ref, **v.phases_s}
+                    v.phases_s = {"reference": t_ref, **ref.clock, **v.phases_s}
                     done(futs[f], v)
         finally:
             while not started.empty():

@@ -332,11 +332,42 @@ def _held_tensors(*own) -> dict[int, torch.Tensor]:
     snapshots) nor `_WORKER`'s (alive before the candidate was imported): the tensors the candidate holds, wherever it
     keeps them (a closure, an object, lists nested deeper than kept_tensors looks). The garbage collector tracks every
     tensor object; types are read with type(), never isinstance (which asks an object's own __class__)."""
+    n = gc.get_freeze_count()
+    if _FROZEN[0] and (n > _FROZEN[0] or _FROZEN[1]):
+        gc.unfreeze()  # someone else froze objects (out of gc.get_objects()' sight): all are scanned again from now
+        _FROZEN[0] = 0
+    elif _FROZEN[0]:
+        _FROZEN[0] = n  # frozen objects that died leave the count: it only goes down unless someone freezes more
     skip = _tensors_in(list(own), dict(_WORKER))
     return {id(o): o for o in gc.get_objects() if issubclass(type(o), torch.Tensor) and id(o) not in skip}
 
 
 _WORKER: dict[int, torch.Tensor] = {}  # the worker's tensors alive before the candidate is imported (kept alive here)
+_FROZEN = [0, False]  # [objects the worker froze before importing the candidate (`_freeze_worker`), whether
+                      # gc.freeze was called after that]
+
+
+def _freeze_worker() -> None:
+    """Note the worker's tensors in `_WORKER`, then move every object alive (torch's and Triton's hundreds of
+    thousands) out of the collector's generations: each later collection and scan of gc.get_objects() sees only what
+    came after, the candidate's objects among them (each took 0.1-0.3 s, run twice per input variant: most of a
+    correctness phase). Runs at warm-up (the bulk, off the job's clock) and again just before the candidate is
+    imported. A candidate that freezes objects itself (to hide a cache from the scan; `gc` is also banned by the
+    static check) trips `gc.freeze` or raises the frozen count, and `_held_tensors` then unfreezes them all and scans
+    everything."""
+    _WORKER.update((id(o), o) for o in gc.get_objects() if issubclass(type(o), torch.Tensor))
+    gc.collect()
+    _REAL_FREEZE()
+    _FROZEN[0] = gc.get_freeze_count()
+    gc.freeze = _freeze_tripwire
+
+
+_REAL_FREEZE = gc.freeze
+
+
+def _freeze_tripwire() -> None:
+    _FROZEN[1] = True
+    _REAL_FREEZE()
 
 
 def _held_changes(before: dict, snap: dict, now: dict) -> list[str]:
@@ -529,6 +560,7 @@ def _warm(device: str) -> None:
             _warm_kernel.run(device)
     except Exception as e:  # only a head start: the job itself will meet (and report) whatever this is
         print(f"op-log warm-up failed: {type(e).__name__}: {e}", file=sys.stderr)
+    _freeze_worker()
 
 
 def main(job_path: str) -> int:
@@ -549,7 +581,7 @@ def main(job_path: str) -> int:
         _cuda_guards_without_a_gpu()
     oplog = _OpLog()
     t0 = _clock()
-    _WORKER.update((id(o), o) for o in gc.get_objects() if issubclass(type(o), torch.Tensor))
+    _freeze_worker()
     try:
         cand = load_module("candidate.py", "candidate")
         ModelNew = cand.ModelNew
@@ -560,7 +592,9 @@ def main(job_path: str) -> int:
         _finish()
     result["import_s"] = _clock() - t0  # self-reported by the sandbox: diagnostics only, never judged
     base = None
+    clock = result["clock"] = {"setup": 0.0, "trials": 0.0, "state_checks": 0.0}  # diagnostics only, never judged
     for cfg in configs:
+        t_cfg = _clock()
         try:
             seed_all(cfg["seed"])
             model = ModelNew(*cfg["init"], **cfg.get("init_kwargs", {})).to(device)
@@ -584,6 +618,7 @@ def main(job_path: str) -> int:
         except BaseException as e:
             result["error"] = error_info("init", e)
             break
+        clock["setup"] += _clock() - t_cfg
         # base trials from `timed_from` on are the timing phase's: the candidate first sees them when timed
         for t, inputs in enumerate(cfg["inputs"][:cfg.get("timed_from", len(cfg["inputs"]))]):
             with _gc_paused():
@@ -602,6 +637,7 @@ def main(job_path: str) -> int:
                 except BaseException as e:
                     rec["error"] = error_info("forward", e)
                 rec["s"] = _clock() - t1
+                clock["trials"] += rec["s"]
                 rec["launches"] = list(S.launches)
                 rec["ops"] = sorted(S.ops)
                 rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))
@@ -610,6 +646,7 @@ def main(job_path: str) -> int:
                 # this trial's objects are let go here, once its evidence is taken: a __del__ they set off (or a
                 # collection after this block) comes too late to touch it
                 out = args = originals = None
+        t_checks = _clock()
         try:
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in changed_tensors(kept,
                                                                                        kept_tensors(model, vars(cand)))]
@@ -622,6 +659,7 @@ def main(job_path: str) -> int:
             held = held_snap = now = py_state = versions = None
         except BaseException as e:
             result["state_changed"].append(f"{cfg['label']}: unreadable ({type(e).__name__})")
+        clock["state_checks"] += _clock() - t_checks
         if cfg["label"] == "base" and base is None:
             base = (model, cfg["inputs"], cfg.get("timed_from"))
     gc.disable()  # for good: no candidate __del__ from here on, between the evidence written and the exit
