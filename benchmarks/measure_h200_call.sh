@@ -3,7 +3,7 @@
 #   1. dot_precision.py: the corpus's GEMM samples with tl.dot as written (TF32 on the GPU), ieee and tf32x3;
 #   2. lsp_suggest_latency.py: generate command -> first verified suggestion, 5 level-1-style modules;
 #   3. training.eval on KernelBench level 1's op families (the model card's list), until HARD seconds.
-# Also, when named in STEPS: gputests (tests/test_gpu.py, GPU_S seconds), warm (benchmarks/warm_compile.py, WARM_S
+# Also, when named in STEPS: ref (benchmarks/reference_latency.py, REF_S seconds), gputests (tests/test_gpu.py, GPU_S seconds), warm (benchmarks/warm_compile.py, WARM_S
 # seconds) and lsplazy (step 2 with the server's lazyBaseline setting on, to compare with lsp),
 # e.g. STEPS="gputests warm lsp lsplazy".
 # Each step writes under $OUT as it goes, so a step cut off by its limit still returns what it measured.
@@ -27,6 +27,9 @@ for S in $STEPS; do case $S in
   gputests) log "tests/test_gpu.py"
     timeout -k 10 ${GPU_S:-300} python3 -m pytest -q -p no:cacheprovider -p no:asyncio -p no:pytest-lsp -o addopts= \
       tests/test_gpu.py ${GPU_K:+-k "$GPU_K"} -v > $OUT/test_gpu.log 2>&1; log "rc=$?"; tail -5 $OUT/test_gpu.log ;;
+  ref) log "reference run latency"
+    timeout -k 10 ${REF_S:-120} python3 benchmarks/reference_latency.py --device cuda --reps ${REF_REPS:-3} --profile \
+      --out $OUT/reference_latency_h200.md > $OUT/ref.log 2>&1; log "rc=$?"; sed -n 10,17p $OUT/reference_latency_h200.md ;;
   warm) log "first candidate forward with and without the worker's warm-up kernel"
     timeout -k 10 ${WARM_S:-120} python3 benchmarks/warm_compile.py --device cuda --reps ${WARM_REPS:-1} \
       --out $OUT/warm_compile_h200.md > $OUT/warm.log 2>&1; log "rc=$?"; tail -8 $OUT/warm_compile_h200.md ;;

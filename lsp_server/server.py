@@ -297,8 +297,12 @@ class TritonRLServer(LanguageServer):
         # warm sandboxes between jobs (each still runs one candidate and dies); no torch.compile baseline:
         # the offer shows the speedup over eager, and compiling the reference cost ~20 s per new module on
         # the H200 before any candidate could start (benchmarks/results/lsp_suggest_latency_h200.md)
+        # A spare warm reference worker: a request soon after another (a user going through a file's modules) finds
+        # one warm. A worker the pool starts takes longer to warm up on an H100 host (import torch, CUDA context,
+        # Triton, sympy) than the 3-10 s job before it, and the next reference waited for it (2.9-5.9 s,
+        # benchmarks/results/h100_20261206/)
         vcfg = VerifyConfig(device=s.device, trials=s.trials, timeout_s=s.verify_timeout_s, pool=True,
-                            compile_baseline=False)
+                            compile_baseline=False, reference_pool=2)
         if s.lazy_baseline is not None:
             vcfg.lazy_baseline = s.lazy_baseline
         return vcfg

@@ -531,21 +531,19 @@ def main(job_path: str) -> int:
 
 
 def _warm(device: str) -> None:
-    """Trusted, before any job: the warm-up kernel (Triton's compiler, for the torch.compile baseline), and on a GPU
-    torch's own first-use costs (the BLAS and cuDNN handles, lazily loaded kernel modules), which the first problem's
-    size plan paid before: 1.7 s of a ReLU's reference on an H100 against 0.4 s on this repo's CPU machine."""
+    """Trusted, before any job: what the first size plan of a worker paid. Tensors on the meta device (the plan sizes
+    inputs and models there) import torch's symbolic-shapes machinery and sympy: 0.5-2 s on this repo's CPU machine,
+    1.7-3.5 s of every reference on an H100 (benchmarks/results/h100_20261206/). Then the warm-up kernel (Triton's
+    compiler, for the torch.compile baseline). Kept short: a worker the pool starts after a job must be warm before
+    the next request (warming torch's BLAS and cuDNN handles too made it late on an H100)."""
     import torch
 
     from . import _warm_kernel
 
     try:
+        with torch.device("meta"):
+            torch.nn.Linear(4, 4)(torch.randn(2, 4))
         _warm_kernel.run(device)
-        if device == "cuda":
-            x = torch.randn(64, 64, device=device)
-            y = torch.nn.functional.layer_norm((x @ x).relu(), (64,)).softmax(-1)
-            y.sum(-1), y.argmax(-1), y.max(0), torch.cumsum(y, 0), y.to(torch.bfloat16) @ y.to(torch.bfloat16)
-            torch.nn.functional.conv2d(x.view(1, 1, 64, 64), torch.randn(2, 1, 3, 3, device=device))
-            torch.cuda.synchronize()
     except Exception as e:  # only a head start: the job itself will meet (and report) whatever this is
         print(f"reference warm-up failed: {type(e).__name__}: {e}", file=sys.stderr)
 
