@@ -114,8 +114,20 @@ def _why(e: Exception) -> str:
 
 
 def note_for(verdicts) -> str:
-    """' (correctness checked by the CPU interpreter, ...)' where a candidate ran on the CPU, else ''."""
-    return f" ({CPU_NOTE})" if ran_on_cpu(verdicts) else ""
+    """' (correctness checked by the CPU interpreter, ...; checked at n=4096 and other sizes)' where a candidate ran
+    on the CPU, else ''. The sizes are the base trials' module constants: on a CPU the verifier scales a module down
+    to what the interpreter runs in seconds, so the user learns at which sizes the kernel was seen right."""
+    if not ran_on_cpu(verdicts):
+        return ""
+    sizes = ""
+    for v in verdicts:
+        base = [s for s in (v.shapes or []) if isinstance(s, dict) and s.get("label") == "base" and s.get("constants")]
+        if v.device == "cpu" and base:
+            items = list(base[0]["constants"].items())
+            sizes = "; checked at " + ", ".join(f"{k}={val}" for k, val in items[:6]) + (
+                ", ..." if len(items) > 6 else "") + " and other sizes"
+            break
+    return f" ({CPU_NOTE}{sizes})"
 
 
 def _phases_note(v) -> str:

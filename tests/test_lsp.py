@@ -91,6 +91,8 @@ async def test_generate_verifies_and_offers_the_kernel_file(tmp_path, chat_serve
         done = await wait_message(client, lambda m: "verified Triton kernel" in m or "no verified" in m)
         assert "1 verified Triton kernel" in done.message, done.message
         assert "correctness checked by the CPU interpreter, speed not measured" in done.message
+        # and at which sizes: the interpreter runs the module scaled down through its size constants
+        assert re.search(r"; checked at \w+=\d+.* and other sizes\)", done.message), done.message
         req = _ChatServer.requests[0]["body"]
         assert req["model"] == "served" and req["n"] == 1
 

@@ -280,10 +280,13 @@ def ensure_reference_timing(ref: Reference, cfg: VerifyConfig) -> dict[str, floa
     """Time the baseline (eager, torch.compile) once, the first time a candidate of this batch needs it.
 
     Returns the seconds this call spent, for the asking candidate's `phases_s`; afterwards
-    `ref.timing` holds the baseline (empty when it could not be timed: candidates then get no speedup)."""
+    `ref.timing` holds the baseline (empty when it could not be timed: candidates then get no speedup). A candidate
+    that waited while another one timed it gets that wait as `baseline_wait`."""
+    t_wait = time.monotonic()
     with ref.lock:
         if not ref.pending:
-            return {}
+            waited = time.monotonic() - t_wait
+            return {"baseline_wait": round(waited, 3)} if waited >= 0.01 else {}
         ref.pending = False
         t0 = time.monotonic()
         if ref.warmed is not None:
