@@ -72,6 +72,24 @@ def plot(runs: list[Path], path: Path) -> Path | None:
     return path
 
 
+def group_signal(roll: list[dict]) -> tuple[int, int, int, int, int]:
+    """(groups, groups whose completions are all right or all wrong, all right, all wrong, duplicate completions)
+    over training rollouts grouped by (step, prompt). A group without correctness variance gives its code tokens no
+    advantage: its rollouts and their verification taught nothing about correctness."""
+    groups: dict = {}
+    for r in roll:
+        groups.setdefault((r.get("step"), r.get("pid")), []).append(r)
+    flat = right = wrong = dup = 0
+    for g in groups.values():
+        rc = {float(x.get("r_correct") or 0.0) for x in g}
+        if len(rc) == 1:
+            flat += 1
+            right += rc == {1.0}
+            wrong += rc == {0.0}
+        dup += len(g) - len({x.get("completion") for x in g})
+    return len(groups), flat, right, wrong, dup
+
+
 def summarize(run: Path) -> dict:
     """One row of numbers for a run directory."""
     held = {r["tag"]: r for r in _jsonl(run / "heldout.jsonl")}
@@ -88,6 +106,7 @@ def summarize(run: Path) -> dict:
     before, after = held.get("before", {}), held.get("after", {})
     reward = (after or before).get("reward") or (run.name.split("_")[-1])
     times = [float(h["step_time"]) for h in steps if "step_time" in h]
+    signal = group_signal(roll)
     return {
         "run": run.name, "reward": reward, "steps": len(steps),
         "held-out correct before": fmt(before.get("correct_rate")),
@@ -102,6 +121,8 @@ def summarize(run: Path) -> dict:
         "completions verified / reused": f"{sum(int(h.get('hrd/verified', 0)) for h in steps)} / "
                                          f"{sum(int(h.get('hrd/reused', 0)) for h in steps)}",
         "rollouts logged": str(len(roll)),
+        "groups without correctness variance (all right / all wrong)": "{1} of {0} ({2} / {3})".format(*signal),
+        "duplicate completions within a group": f"{signal[4]} of {len(roll)}",
         "median step s": fmt(statistics.median(times) if times else None, 1),
         "median generate s": fmt(statistics.median([float(h["hrd/generate_s"]) for h in steps
                                                     if "hrd/generate_s" in h])

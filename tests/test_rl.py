@@ -341,3 +341,21 @@ def test_rollout_sampling_options_reach_grpo_config(tmp_path):
     assert (plain.temperature, plain.min_p, plain.top_p) == (1.0, None, 1.0)
     assert grpo_sampling({"temperature": 0.9, "top_p": 0.95, "top_k": 50}) == {"temperature": 0.9, "top_p": 0.95,
                                                                                 "top_k": 50}
+
+
+def test_rl_report_counts_groups_that_teach_nothing_about_correctness(tmp_path):
+    """A group (one prompt's completions in one step) that is all right or all wrong has no correctness advantage:
+    the report counts them, and duplicate completions within a group, from the run's rollouts."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import rl_report
+
+    rows = []
+    for step, pid, rewards, texts in [(0, 0, [1, 1, 1], "abc"), (0, 1, [0, 0, 0], "aab"), (0, 2, [1, 0, 1], "xyz"),
+                                      (1, 0, [0, 1, 0], "ppp"), (1, 1, [1, 1, 1], "qrs")]:
+        rows += [{"step": step, "pid": pid, "mode": "train", "r_correct": float(r), "completion": t}
+                 for r, t in zip(rewards, texts)]
+    rows.append({"step": 1, "pid": 0, "mode": "eval", "r_correct": 1.0, "completion": "held-out rows are not counted"})
+    (tmp_path / "rollouts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    row = rl_report.summarize(tmp_path)
+    assert row["groups without correctness variance (all right / all wrong)"] == "3 of 5 (2 / 1)"
+    assert row["duplicate completions within a group"] == "3 of 15"
