@@ -1,8 +1,8 @@
 """Held-out correct rate of a checkpoint on a GRPO run's held-out split, exactly as `training.rl` measures it.
 
     python benchmarks/heldout_eval.py --model CKPT [--prompts RUN/prompts.jsonl] [--n 4] [--seed 0] \
-        [--max-new-tokens 1024] [--temperature 1.0] [--jobs 14] [--device auto] [--out FILE.json] \
-        [--append-to RUN_DIR [--tag after]]
+        [--max-new-tokens 1024] [--temperature 1.0] [--jobs 14] [--device auto] [--split heldout|train] \
+        [--out FILE.json] [--append-to RUN_DIR [--tag after]]
 
 --prompts defaults to benchmarks/rl_prompts_h200.jsonl: the prompt set of benchmarks/rl_h200_call.sh's runs
 (`build_prompt_set(400, 32, 7001)`, the SFT corpora excluded, the novelty guard on), committed so that the
@@ -41,12 +41,17 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=8)
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--chunk", type=int, default=64, help="rows per batched generate call")
+    ap.add_argument("--split", default="heldout", choices=["heldout", "train"],
+                    help="which rows of the prompt set: the held-out split (default), or the training prompts, whose "
+                         "per-problem results (`by_problem`) `python -m training.prompt_filter` reads")
     ap.add_argument("--out")
     ap.add_argument("--append-to", type=Path, metavar="RUN_DIR",
                     help="also append the result to RUN_DIR/heldout.jsonl as `training.rl` logs its own evaluations "
                          "(tag, step and reward; the last two from the checkpoint's tritonrl.json)")
     ap.add_argument("--tag", default="after", help="the tag of the --append-to row")
     a = ap.parse_args()
+    if a.append_to and a.split != "heldout":
+        ap.error("--append-to logs held-out evaluations only (a run's heldout.jsonl): not with --split train")
 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -55,7 +60,7 @@ def main() -> int:
     from training.rl import _verify_config, evaluate_heldout
 
     rows = [json.loads(x) for x in Path(a.prompts).read_text().splitlines() if x.strip()]
-    held = [r for r in rows if r["split"] == "heldout"]
+    held = [r for r in rows if r["split"] == a.split]
     tok = AutoTokenizer.from_pretrained(a.model)
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
@@ -66,7 +71,7 @@ def main() -> int:
     form = prompt_form(a.model)  # the problem form the checkpoint was trained on
     res = evaluate_heldout(model, tok, held, cfg, a.n, a.max_new_tokens, a.temperature, a.jobs, seed=a.seed, chunk=a.chunk,
                            form=form)
-    res.update(model=a.model, prompt=form, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed)
+    res.update(model=a.model, prompt=form, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed, split=a.split)
     line = json.dumps(res)
     print(line, flush=True)
     if a.out:

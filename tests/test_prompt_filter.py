@@ -1,0 +1,52 @@
+"""training.prompt_filter: keep the training prompts a policy solves sometimes (GRPO groups with a signal)."""
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+from training.prompt_filter import keep_informative, main
+
+ROWS = [{"pid": "a", "split": "train"}, {"pid": "b", "split": "train"}, {"pid": "c", "split": "train"},
+        {"pid": "d", "split": "train"}, {"pid": "h", "split": "heldout"}]
+BY_PROBLEM = {"a": ["ok", "ok"], "b": ["ok", "correctness"], "c": ["parse", "static"], "h": ["parse", "parse"]}
+
+
+def test_only_prompts_solved_sometimes_are_kept_and_the_heldout_split_never_moves():
+    kept, counts = keep_informative(ROWS, BY_PROBLEM)
+    assert [r["pid"] for r in kept] == ["b", "h"]  # h: held out, kept whatever its rate
+    assert counts == {"heldout": 1, "kept": 1, "always": 1, "never": 1, "unmeasured": 1}
+    kept, _ = keep_informative(ROWS, BY_PROBLEM, keep_unmeasured=True)
+    assert [r["pid"] for r in kept] == ["b", "d", "h"]
+
+
+def test_cli_refuses_held_out_rates_and_unreadable_files(tmp_path, capsys):
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    held = tmp_path / "held.json"
+    held.write_text(json.dumps({"split": "heldout", "by_problem": BY_PROBLEM}) + "\n")
+    assert main(["--prompts", str(prompts), "--rates", str(held), "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert "--split train" in capsys.readouterr().err
+    assert main(["--prompts", str(prompts), "--rates", str(tmp_path / "missing.json"),
+                 "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_rates_from_heldout_eval_on_the_training_split_feed_the_filter(tiny_ckpt, tmp_path):
+    """End to end on the CPU: heldout_eval.py --split train samples the training rows with a checkpoint and writes
+    per-problem verdicts; the filter reads them. The untrained tiny model solves nothing: every training row goes."""
+    src = [json.loads(x) for x in (ROOT / "benchmarks" / "rl_prompts_h200.jsonl").read_text().splitlines()]
+    rows = [r for r in src if r["split"] == "train"][:2] + [r for r in src if r["split"] == "heldout"][:1]
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rates = tmp_path / "rates.json"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "heldout_eval.py"), "--model", str(tiny_ckpt),
+                        "--prompts", str(prompts), "--split", "train", "--n", "2", "--max-new-tokens", "24",
+                        "--device", "cpu", "--jobs", "1", "--out", str(rates)],
+                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert p.returncode == 0, p.stderr[-3000:]
+    res = json.loads(rates.read_text())
+    assert res["split"] == "train" and res["problems"] == 2 and res["samples"] == 4
+    assert sorted(res["by_problem"]) == sorted(r["pid"] for r in rows[:2])
+    out = tmp_path / "filtered.jsonl"
+    assert main(["--prompts", str(prompts), "--rates", str(rates), "--out", str(out)]) == 0
+    assert [json.loads(x)["pid"] for x in out.read_text().splitlines()] == [rows[2]["pid"]]
