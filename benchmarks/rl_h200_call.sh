@@ -25,6 +25,8 @@
 #   PACK   whose finals come back (default: every run's; at most one fits: the device tool returns 8 files, 64 MiB
 #          together, and a bf16 final is 52 MB in four 15 MB parts)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
+#   FILTER=1 first samples INIT on the training prompts (FILTER_N each, FILTER_S seconds at most) and keeps those it
+#          solves sometimes but not always (`training.prompt_filter`; held-out rows unchanged)
 #   PROMPTS a prompts.jsonl built beforehand (by build_prompt_set with the same config, e.g. on a CPU machine):
 #          copied into each run directory, so the run skips building it (about a minute of the call);
 #          benchmarks/rl_prompts_h200.jsonl is the committed one for HELDOUT=32 (see benchmarks/heldout_eval.py)
@@ -53,6 +55,15 @@ set -- $RUNS; AFTER_S=${AFTER_S:-$(( 40 + 120 * $# ))}
 # a warm machine keeps /dev/shm: without RESUME=1 each run starts afresh (a stale run directory made a
 # "new" run resume the previous call's checkpoint, optimizer and learning rate included)
 [ "${RESUME:-0}" = 1 ] || for R in $RUNS; do rm -rf /dev/shm/rl_$R /dev/shm/pack/rl_$R; done
+if [ "${FILTER:-0}" = 1 ]; then  # keep the training prompts INIT solves sometimes (groups with a signal)
+  log "prompt filter: sampling the training prompts with $INIT"
+  timeout -k 5 ${FILTER_S:-240} python3 benchmarks/heldout_eval.py --model $INIT \
+    --prompts ${PROMPTS:-benchmarks/rl_prompts_h200.jsonl} --split train --n ${FILTER_N:-4} --seed 0 --jobs 14 \
+    --device cuda --out $L/train_rates.json > $L/train_rates.log 2>&1 \
+  && python3 -m training.prompt_filter --prompts ${PROMPTS:-benchmarks/rl_prompts_h200.jsonl} \
+       --rates $L/train_rates.json --out /dev/shm/prompts_filtered.jsonl | tee -a $L/env.txt \
+  && PROMPTS=/dev/shm/prompts_filtered.jsonl || log "prompt filter failed: the unfiltered prompts"
+fi
 for R in $RUNS; do
   V=INIT_${R^^}; I=${!V:-$INIT}
   [ -n "${PROMPTS:-}" ] && mkdir -p /dev/shm/rl_$R && [ ! -f /dev/shm/rl_$R/prompts.jsonl ] && cp $PROMPTS /dev/shm/rl_$R/prompts.jsonl
