@@ -60,7 +60,7 @@ def main() -> int:
     from training.rl import _verify_config, evaluate_heldout
 
     rows = [json.loads(x) for x in Path(a.prompts).read_text().splitlines() if x.strip()]
-    held = [r for r in rows if r["split"] == a.split]
+    chosen = [r for r in rows if r["split"] == a.split]
     tok = AutoTokenizer.from_pretrained(a.model)
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
@@ -69,7 +69,7 @@ def main() -> int:
     cfg = dataclasses.replace(_verify_config(a.device, a.jobs), measure=False)
     t0 = time.time()
     form = prompt_form(a.model)  # the problem form the checkpoint was trained on
-    res = evaluate_heldout(model, tok, held, cfg, a.n, a.max_new_tokens, a.temperature, a.jobs, seed=a.seed, chunk=a.chunk,
+    res = evaluate_heldout(model, tok, chosen, cfg, a.n, a.max_new_tokens, a.temperature, a.jobs, seed=a.seed, chunk=a.chunk,
                            form=form)
     res.update(model=a.model, prompt=form, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed, split=a.split)
     line = json.dumps(res)

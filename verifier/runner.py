@@ -253,14 +253,20 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     return ref
 
 
+def _seconds(d: dict) -> dict[str, float]:
+    """The entries of a worker's own clock readings that are plain numbers of seconds, rounded: diagnostics from
+    inside a sandbox, never part of a verdict's judgement."""
+    return {k: round(float(x), 3) for k, x in d.items()
+            if isinstance(k, str) and isinstance(x, (int, float)) and 0 <= x < 1e6}
+
+
 def _clock_readings(path: Path) -> dict[str, float]:
-    """A worker's own clock readings (plain numbers only): diagnostics, never part of a verdict's judgement."""
+    """The reference worker's clock.json (its plan, runs and save), or nothing when it is missing or unreadable."""
     try:
         d = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-    return {k: round(float(x), 3) for k, x in d.items()
-            if isinstance(k, str) and isinstance(x, (int, float)) and 0 <= x < 1e6} if isinstance(d, dict) else {}
+    return _seconds(d) if isinstance(d, dict) else {}
 
 
 def _cache_baseline(key: str, work: Path) -> None:
@@ -588,7 +594,7 @@ def _sandbox_phases(result: dict) -> dict[str, float]:
     clock = result.get("clock")
     if isinstance(clock, dict):  # the rest of correctness: building models and scanning state, all trials, checks
         out.update({k: clock.get(k) for k in ("setup", "trials", "state_checks")})
-    return {k: round(float(x), 3) for k, x in out.items() if isinstance(x, (int, float)) and 0 <= x < 1e6}
+    return _seconds(out)
 
 
 def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.SimpleQueue[Worker]",
