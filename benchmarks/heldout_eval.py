@@ -2,7 +2,7 @@
 
     python benchmarks/heldout_eval.py --model CKPT [--prompts RUN/prompts.jsonl] [--n 4] [--seed 0] \
         [--max-new-tokens 1024] [--temperature 1.0] [--jobs 14] [--device auto] [--split heldout|train] \
-        [--out FILE.json] [--append-to RUN_DIR [--tag after]]
+        [--limit N] [--out FILE.json] [--append-to RUN_DIR [--tag after]]
 
 --prompts defaults to benchmarks/rl_prompts_h200.jsonl: the prompt set of benchmarks/rl_h200_call.sh's runs
 (`build_prompt_set(400, 32, 7001)`, the SFT corpora excluded, the novelty guard on), committed so that the
@@ -44,6 +44,8 @@ def main() -> int:
     ap.add_argument("--split", default="heldout", choices=["heldout", "train"],
                     help="which rows of the prompt set: the held-out split (default), or the training prompts, whose "
                          "per-problem results (`by_problem`) `python -m training.prompt_filter` reads")
+    ap.add_argument("--limit", type=int, help="only the first LIMIT rows of the split (the prompt set is shuffled): "
+                    "a sample of the training prompts for `training.prompt_filter` when all 400 would take too long")
     ap.add_argument("--out")
     ap.add_argument("--append-to", type=Path, metavar="RUN_DIR",
                     help="also append the result to RUN_DIR/heldout.jsonl as `training.rl` logs its own evaluations "
@@ -60,7 +62,7 @@ def main() -> int:
     from training.rl import _verify_config, evaluate_heldout
 
     rows = [json.loads(x) for x in Path(a.prompts).read_text().splitlines() if x.strip()]
-    chosen = [r for r in rows if r["split"] == a.split]
+    chosen = [r for r in rows if r["split"] == a.split][:a.limit]
     tok = AutoTokenizer.from_pretrained(a.model)
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token

@@ -25,8 +25,9 @@
 #   PACK   whose finals come back (default: every run's; at most one fits: the device tool returns 8 files, 64 MiB
 #          together, and a bf16 final is 52 MB in four 15 MB parts)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
-#   FILTER=1 first samples INIT on the training prompts (FILTER_N each, FILTER_S seconds at most) and keeps those it
-#          solves sometimes but not always (`training.prompt_filter`; held-out rows unchanged)
+#   FILTER=1 first samples INIT on the training prompts (FILTER_N each, FILTER_S seconds at most; only the first
+#          FILTER_LIMIT of them if set: 32 x 4 samples took about 100 s on an H100) and keeps those it solves
+#          sometimes but not always (`training.prompt_filter`; held-out rows unchanged, unmeasured ones dropped)
 #   PROMPTS a prompts.jsonl built beforehand (by build_prompt_set with the same config, e.g. on a CPU machine):
 #          copied into each run directory, so the run skips building it (about a minute of the call);
 #          benchmarks/rl_prompts_h200.jsonl is the committed one for HELDOUT=32 (see benchmarks/heldout_eval.py)
@@ -58,7 +59,7 @@ set -- $RUNS; AFTER_S=${AFTER_S:-$(( 40 + 120 * $# ))}
 if [ "${FILTER:-0}" = 1 ]; then  # keep the training prompts INIT solves sometimes (groups with a signal)
   log "prompt filter: sampling the training prompts with $INIT"
   timeout -k 5 ${FILTER_S:-240} python3 benchmarks/heldout_eval.py --model $INIT \
-    --prompts ${PROMPTS:-benchmarks/rl_prompts_h200.jsonl} --split train --n ${FILTER_N:-4} --seed 0 --jobs 14 \
+    --prompts ${PROMPTS:-benchmarks/rl_prompts_h200.jsonl} --split train --n ${FILTER_N:-4} ${FILTER_LIMIT:+--limit $FILTER_LIMIT} --seed 0 --jobs 14 \
     --device cuda --out $L/train_rates.json > $L/train_rates.log 2>&1 \
   && python3 -m training.prompt_filter --prompts ${PROMPTS:-benchmarks/rl_prompts_h200.jsonl} \
        --rates $L/train_rates.json --out /dev/shm/prompts_filtered.jsonl | tee -a $L/env.txt \

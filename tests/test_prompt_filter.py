@@ -33,14 +33,15 @@ def test_cli_refuses_held_out_rates_and_unreadable_files(tmp_path, capsys):
 
 def test_rates_from_heldout_eval_on_the_training_split_feed_the_filter(tiny_ckpt, tmp_path):
     """End to end on the CPU: heldout_eval.py --split train samples the training rows with a checkpoint and writes
-    per-problem verdicts; the filter reads them. The untrained tiny model solves nothing: every training row goes."""
+    per-problem verdicts (of the first --limit training rows only); the filter reads them. The untrained tiny model
+    solves nothing: every measured training row goes, and the unmeasured third one too."""
     src = [json.loads(x) for x in (ROOT / "benchmarks" / "rl_prompts_h200.jsonl").read_text().splitlines()]
-    rows = [r for r in src if r["split"] == "train"][:2] + [r for r in src if r["split"] == "heldout"][:1]
+    rows = [r for r in src if r["split"] == "train"][:3] + [r for r in src if r["split"] == "heldout"][:1]
     prompts = tmp_path / "prompts.jsonl"
     prompts.write_text("".join(json.dumps(r) + "\n" for r in rows))
     rates = tmp_path / "rates.json"
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "heldout_eval.py"), "--model", str(tiny_ckpt),
-                        "--prompts", str(prompts), "--split", "train", "--n", "2", "--max-new-tokens", "24",
+                        "--prompts", str(prompts), "--split", "train", "--limit", "2", "--n", "2", "--max-new-tokens", "24",
                         "--device", "cpu", "--jobs", "1", "--out", str(rates)],
                        capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert p.returncode == 0, p.stderr[-3000:]
@@ -49,4 +50,4 @@ def test_rates_from_heldout_eval_on_the_training_split_feed_the_filter(tiny_ckpt
     assert sorted(res["by_problem"]) == sorted(r["pid"] for r in rows[:2])
     out = tmp_path / "filtered.jsonl"
     assert main(["--prompts", str(prompts), "--rates", str(rates), "--out", str(out)]) == 0
-    assert [json.loads(x)["pid"] for x in out.read_text().splitlines()] == [rows[2]["pid"]]
+    assert [json.loads(x)["pid"] for x in out.read_text().splitlines()] == [rows[3]["pid"]]
