@@ -4,6 +4,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -255,11 +256,16 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     assert sum(len(v) for v in held[0]["by_problem"].values()) == 4 and len(held[0]["by_problem"]) == 2
     assert (out / "curves.png").stat().st_size > 1000
     assert list((out / "runs").rglob("events.out.tfevents*"))
+    # --publish gated (the default): nothing served while training; the final, whose held-out rate did not fall
+    # (the tiny model solves nothing before or after), is served as a copy that a later run cannot overwrite
+    assert "rl: published checkpoint-" not in p.stdout and "rl: published published-step-2" in p.stdout
     latest = checkpoints.latest(out)
-    assert latest and checkpoints.is_checkpoint(latest["path"]) and latest["path"].endswith("final")
+    assert latest and checkpoints.is_checkpoint(latest["path"]) and latest["path"].endswith("published-step-2")
+    assert latest["gate"] == f"held-out correct rate {held[0]['correct_rate']:.3f} -> {held[1]['correct_rate']:.3f}"
     meta = json.loads((out / "final" / "tritonrl.json").read_text())
     assert meta["stage"] == "rl" and meta["steps"] == 2 and meta["reward"] == "hrd"
-    assert meta["heldout_after"] == held[1]["correct_rate"]
+    assert meta["heldout_after"] == held[1]["correct_rate"] and meta["published"] is True
+    assert json.loads((out / "published-step-2" / "tritonrl.json").read_text()) == meta
     # the policy keeps the problem form of its initial checkpoint, and so does every published checkpoint
     init_form = checkpoints.prompt_form(checkpoints.resolve(tiny_ckpt))
     assert meta["prompt"] == init_form and meta["multi_turn"] is (checkpoints.meta(tiny_ckpt) is None)
@@ -276,7 +282,11 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     assert [json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()] == rows
     meta = json.loads((out / "final" / "tritonrl.json").read_text())
     assert meta["steps"] == 3 and meta["reward"] == "uniform" and "heldout_after" not in meta
-    assert checkpoints.latest(out)["path"].endswith("final") and (out / "curves.png").stat().st_mtime_ns > curves
+    # unevaluated, so not served: the step-2 copy still is (final/ was overwritten, the served copy was not)
+    assert meta["published"] is False and "no held-out rate of the final checkpoint" in meta["publish_gate"]
+    assert "rl: not published: no held-out rate of the final checkpoint" in p.stdout
+    assert checkpoints.latest(out)["path"].endswith("published-step-2") and (out / "curves.png").stat().st_mtime_ns > curves
+    assert json.loads((out / "published-step-2" / "tritonrl.json").read_text())["steps"] == 2
     assert max(json.loads(x)["step"] for x in (out / "rollouts.jsonl").read_text().splitlines()) == 2
     held = [json.loads(x) for x in (out / "heldout.jsonl").read_text().splitlines()]
     assert [h["tag"] for h in held] == ["before", "after"]  # no second "before" on resume, no "after" asked
@@ -287,6 +297,48 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     row = rl_report.summarize(out)
     assert row["steps"] == 3 and row["rollouts logged"] == str(3 * 4) and row["held-out samples"] == "4"
     assert row["held-out correct after"] == f"{held[-1]['correct_rate']:.3f}"
+
+
+def test_a_refused_final_is_not_served_and_a_fresh_run_directory_serves_its_start(tiny_ckpt, tmp_path):
+    """--publish gated with a gain required (negative tolerance) that the untrained tiny model cannot show: the
+    final is refused, and the run directory, which served nothing yet, points at the initial checkpoint, so that
+    `--model RUN` does not fall back to the refused final/."""
+    out = tmp_path / "rl"
+    p = rl("--config", "tiny", "--init", tiny_ckpt, "--out", out, "--no-feedback", "--max-steps", "1",
+           "--publish-tolerance", "-0.5")
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "rl: not published: held-out correct rate 0.000 -> 0.000, less than the required gain 0.5" in p.stdout
+    meta = json.loads((out / "final" / "tritonrl.json").read_text())
+    assert meta["published"] is False and not list(out.glob("published-step-*"))
+    served = checkpoints.latest(out)
+    assert served["stage"] == "init" and Path(served["path"]) == checkpoints.resolve(tiny_ckpt).resolve()
+    assert checkpoints.resolve(out) == Path(served["path"])
+
+
+def test_publish_gate_decides_on_the_start_and_final_rates(tmp_path):
+    from training import publish_gate as g
+
+    assert g.decide(0.64, 0.66)[0] and g.decide(0.64, 0.64)[0]
+    ok, why = g.decide(0.641, 0.281)
+    assert not ok and why == "held-out correct rate fell 0.641 -> 0.281"
+    assert g.decide(0.64, 0.62, tolerance=0.05)[0] and not g.decide(0.64, 0.58, tolerance=0.05)[0]
+    assert g.decide(0.5, 0.5, tolerance=-0.1) == (False, "held-out correct rate 0.500 -> 0.500, less than the "
+                                                         "required gain 0.1")
+    assert not g.decide(None, 0.9)[0] and not g.decide(0.1, None)[0]
+    log = tmp_path / "heldout.jsonl"
+    assert g.start_rate(log) is None
+    log.write_text(json.dumps({"tag": "after", "correct_rate": 0.2}) + "\nnot json\n"
+                   + json.dumps({"tag": "before", "correct_rate": 0.4}) + "\n"
+                   + json.dumps({"tag": "before", "correct_rate": 0.9}) + "\n")
+    assert g.start_rate(log) == 0.4
+    src = tmp_path / "final"
+    src.mkdir()
+    (src / "config.json").write_text("{}")
+    dst = g.serve_copy(src, tmp_path, 7)
+    (src / "config.json").write_text('{"changed": 1}')  # a later save to final/ does not reach the served copy
+    assert dst.name == "published-step-7" and (dst / "config.json").read_text() == "{}"
+    assert g.serve_copy(src, tmp_path, 7) == dst and (dst / "config.json").read_text() == '{"changed": 1}'
+    assert not list(tmp_path.glob(".published-step-*"))
 
 
 def test_row_gumbel_samples_softmax_at_the_temperature_and_per_row():

@@ -52,13 +52,13 @@ def test_two_cpu_processes_train_log_per_rank_and_publish_once(tiny_ckpt, tmp_pa
         p1 = {r["pid"] for r in r1 if r["step"] == step}
         assert len(p0) == len(p1) == 1 and p0 != p1  # different prompts on the two ranks
 
-    # one final checkpoint, published once (by rank 0), pointed to by LATEST
+    # one final checkpoint; its held-out rate did not fall, so a copy is published once (by rank 0) to LATEST
     latest = checkpoints.latest(out)
-    assert latest and latest["path"] == str((out / "final").resolve()) and latest["step"] == 2
+    assert latest and latest["path"] == str((out / "published-step-2").resolve()) and latest["step"] == 2
     assert checkpoints.is_checkpoint(out / "final")
     assert json.loads((out / "final" / "tritonrl.json").read_text())["steps"] == 2
-    assert p.stdout.count("rl: published final") == 1
-    assert p.stdout.count("rl: published checkpoint-2") == 1
+    assert p.stdout.count("rl: published published-step-2") == 1
+    assert "rl: published checkpoint-" not in p.stdout
     assert not list(out.glob(".LATEST.*")) and not list(out.glob("*.tmp"))
 
     # the held-out evaluation ran once before and once after, over all held-out problems (split over ranks)
@@ -79,7 +79,7 @@ def test_two_cpu_processes_train_log_per_rank_and_publish_once(tiny_ckpt, tmp_pa
     assert [r["step"] for r in r0] == [r["step"] for r in r1] == [0] * 4 + [1] * 4 + [2] * 4
     assert [h["tag"] for h in rows(out / "heldout.jsonl")] == ["before", "after", "after"]
     assert json.loads((out / "final" / "tritonrl.json").read_text())["steps"] == 3
-    assert checkpoints.latest(out)["step"] == 3 and p.stdout.count("rl: published final") == 1
+    assert checkpoints.latest(out)["step"] == 3 and p.stdout.count("rl: published published-step-3") == 1
 
 
 def test_each_rank_gets_the_advantages_of_its_own_completions(tiny_ckpt, tmp_path):
@@ -90,7 +90,7 @@ def test_each_rank_gets_the_advantages_of_its_own_completions(tiny_ckpt, tmp_pat
     cfg.write_text(json.dumps({"batch": 2, "num_generations": 4, "heldout": 0, "max_steps": 2, "save_steps": 2}))
     out = tmp_path / "rl"
     p = launch(ROOT / "tests" / "files" / "rl_fake_verdicts.py", "--config", cfg, "--init", tiny_ckpt,
-               "--out", out, "--no-feedback")
+               "--out", out, "--no-feedback", "--publish", "every")  # no held-out split to gate on
     assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-4000:])
     r0, r1 = rows(out / "rollouts.jsonl"), rows(out / "rollouts.rank1.jsonl")
     assert len(r0) == len(r1) == 2 * 2

@@ -3,6 +3,7 @@
     python -m training.rl [--config tiny|small|FILE.json] --init CKPT [--out DIR]
                           [--reward hrd|uniform] [--alpha 0.1] [--beta 0.5] [--feedback DB]
                           [--max-steps N] [--device auto|cpu|cuda] [--vllm off|colocate|server]
+                          [--publish gated|every] [--publish-tolerance RATE]
 
 GRPO on TRL's `GRPOTrainer`, extended in one place: `HRDTrainer._generate_and_score_completions`
 replaces TRL's per-sequence advantages with per-token ones (`training.hrd`). (`_generate` is wrapped
@@ -16,7 +17,10 @@ held-out split is evaluated before and after training. Each run directory holds:
                          `accelerate launch`: rank 0's; rank N writes rollouts.rankN.jsonl)
     heldout.jsonl        held-out correct rate (and speedup on a GPU) before / after
     runs/                TensorBoard (rewards, correct rate, plan and code advantages, KL, lengths)
-    checkpoint-N/, final/  Hugging Face checkpoints, each published to LATEST (the LSP reloads it)
+    checkpoint-N/, final/  Hugging Face checkpoints (resume points; `--publish every` publishes each to LATEST)
+    published-step-N/    with `--publish gated` (the default): the copy of final/ published to LATEST (the LSP
+                         reloads it) when its held-out correct rate did not fall below the start's
+                         (`training.publish_gate`); a refused final is not served
     curves.png           the main curves at the end
 
 A killed run resumes from its last checkpoint when started again with the same --out.
@@ -409,6 +413,29 @@ CURVES = [("reward", "reward (weighted sum)"), ("hrd/correct_rate", "correct rat
           ("kl", "KL to reference"), ("completions/mean_length", "completion length (tokens)")]
 
 
+def _publish_if_not_worse(out: Path, final: Path, init: Path, meta: dict, after: float | None, args) -> bool:
+    """--publish gated: serve a copy of `final` if its held-out rate is not below the run's start; else leave the
+    served checkpoint as it is (a run directory that served nothing yet serves the start). Says which, and records
+    the decision in final/tritonrl.json."""
+    from . import publish_gate
+
+    before = publish_gate.start_rate(out / "heldout.jsonl")
+    ok, why = publish_gate.decide(before, after, args.publish_tolerance)
+    step = meta["steps"]
+    (final / "tritonrl.json").write_text(json.dumps({**meta, "published": ok, "publish_gate": why}, indent=1))
+    if ok:
+        served = publish_gate.serve_copy(final, out, step)
+        checkpoints.publish(out, served, stage="rl", step=step, reward=args.reward, gate=why)
+        print(f"rl: published {served.name} ({why})", flush=True)
+        return True
+    current = checkpoints.latest(out)
+    if current is None:
+        checkpoints.publish(out, init, stage="init", step=0, gate=why)
+    print(f"rl: not published: {why}; the served checkpoint stays {current['path'] if current else init} "
+          f"(--publish every serves every checkpoint unevaluated)", flush=True)
+    return False
+
+
 def plot_curves(log_history: list[dict], path: Path, title: str) -> Path | None:
     """A PNG of the main training curves (matplotlib, headless)."""
     try:
@@ -523,6 +550,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-eval-before", action="store_true",
                     help="skip the held-out evaluation before training (another run from the same --init, "
                          "held-out set and eval seed already measured it)")
+    ap.add_argument("--publish", choices=["gated", "every"], default="gated",
+                    help="gated (default): publish nothing while training, and at the end serve the final "
+                         "checkpoint only if its held-out correct rate is not below the start's "
+                         "(training/publish_gate.py); every: publish each saved checkpoint as it is written")
+    ap.add_argument("--publish-tolerance", type=float, default=0.0, metavar="RATE",
+                    help="gated: how far the held-out correct rate may fall and the final still be served "
+                         "(negative: the gain it must show)")
     ap.add_argument("--no-eval-after", action="store_true",
                     help="skip the held-out evaluation after training (measure the final checkpoint separately, "
                          "e.g. with benchmarks/heldout_eval.py)")
@@ -628,9 +662,9 @@ def main(argv: list[str] | None = None) -> int:
                                "problem": r["problem"], "pid": r["pid"]} for r in train_rows])
     os.environ.setdefault("TENSORBOARD_LOGGING_DIR", str(out / "runs"))
 
-    class Publish(TrainerCallback):  # every saved checkpoint becomes the served one
+    class Publish(TrainerCallback):  # --publish every: each saved checkpoint becomes the served one
         def on_save(self, a, state, control, **kw):
-            if state.is_world_process_zero:
+            if state.is_world_process_zero and args.publish == "every":
                 ck = out / f"checkpoint-{state.global_step}"
                 if checkpoints.is_checkpoint(ck):
                     (ck / "tritonrl.json").write_text(json.dumps({**run_meta, "steps": state.global_step}, indent=1))
@@ -683,8 +717,9 @@ def main(argv: list[str] | None = None) -> int:
         # checkpoint, its curves and its history
         tokenizer.save_pretrained(str(final))
         (final / "tritonrl.json").write_text(json.dumps(meta, indent=1))
-        checkpoints.publish(out, final, stage="rl", step=trainer.state.global_step, reward=args.reward)
-        print(f"rl: published {final.name}", flush=True)
+        if args.publish == "every":
+            checkpoints.publish(out, final, stage="rl", step=trainer.state.global_step, reward=args.reward)
+            print(f"rl: published {final.name}", flush=True)
         (out / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
         png = plot_curves(trainer.state.log_history, out / "curves.png",
                           f"GRPO ({args.reward}{', α=%g' % args.alpha if args.reward == 'hrd' else ', β=%g' % args.beta})"
@@ -693,8 +728,10 @@ def main(argv: list[str] | None = None) -> int:
               + (f"; curves {png}" if png else ""), flush=True)
     after = heldout("after") if held and not args.no_eval_after else {}
     if main_proc and after:
-        (final / "tritonrl.json").write_text(json.dumps({**meta, "heldout_after": after.get("correct_rate")},
-                                                        indent=1))
+        meta["heldout_after"] = after.get("correct_rate")
+        (final / "tritonrl.json").write_text(json.dumps(meta, indent=1))
+    if main_proc and args.publish == "gated":
+        _publish_if_not_worse(out, final, init, meta, after.get("correct_rate"), args)
     acc.wait_for_everyone()  # no rank exits while rank 0 still writes the run's files
     return 0
 
