@@ -2,7 +2,7 @@
 
     python benchmarks/heldout_eval.py --model CKPT [--prompts RUN/prompts.jsonl] [--n 4] [--seed 0] \
         [--max-new-tokens 1024] [--temperature 1.0] [--jobs 14] [--device auto] [--split heldout|train] \
-        [--limit N] [--out FILE.json] [--append-to RUN_DIR [--tag after]]
+        [--limit N] [--out FILE.json] [--rows-per-pass K] [--append-to RUN_DIR [--tag after]]
 
 --prompts defaults to benchmarks/rl_prompts_h200.jsonl: the prompt set of benchmarks/rl_h200_call.sh's runs
 (`build_prompt_set(400, 32, 7001)`, the SFT corpora excluded, the novelty guard on), committed so that the
@@ -47,6 +47,10 @@ def main() -> int:
     ap.add_argument("--limit", type=int, help="only the first LIMIT rows of the split (the prompt set is shuffled): "
                     "a sample of the training prompts for `training.prompt_filter` when all 400 would take too long")
     ap.add_argument("--out")
+    ap.add_argument("--rows-per-pass", type=int, default=0, metavar="K",
+                    help="sample and verify K problems at a time, rewriting --out after each pass (marked "
+                         "\"partial\" until the last), so a run stopped by a time limit keeps the problems done; "
+                         "the samples are the same as in one pass (one seed per problem index and sample)")
     ap.add_argument("--append-to", type=Path, metavar="RUN_DIR",
                     help="also append the result to RUN_DIR/heldout.jsonl as `training.rl` logs its own evaluations "
                          "(tag, step and reward; the last two from the checkpoint's tritonrl.json)")
@@ -59,7 +63,7 @@ def main() -> int:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from training.checkpoints import meta, prompt_form
-    from training.rl import _verify_config, evaluate_heldout
+    from training.rl import _heldout_samples, _verify_config, summarize_heldout
 
     rows = [json.loads(x) for x in Path(a.prompts).read_text().splitlines() if x.strip()]
     chosen = [r for r in rows if r["split"] == a.split][:a.limit]
@@ -71,13 +75,27 @@ def main() -> int:
     cfg = dataclasses.replace(_verify_config(a.device, a.jobs), measure=False)
     t0 = time.time()
     form = prompt_form(a.model)  # the problem form the checkpoint was trained on
-    res = evaluate_heldout(model, tok, chosen, cfg, a.n, a.max_new_tokens, a.temperature, a.jobs, seed=a.seed, chunk=a.chunk,
-                           form=form)
-    res.update(model=a.model, prompt=form, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed, split=a.split)
+    items = list(enumerate(chosen))  # the index picks a problem's sample seeds, as in training.rl.evaluate_heldout
+    step = a.rows_per_pass if a.rows_per_pass > 0 else max(1, len(items))
+    samples: list[dict] = []
+    res: dict = {"problems": 0, "samples": 0, "correct_rate": None, "model": a.model, "prompt": form, "seconds": 0.0,
+                 "n": a.n, "seed": a.seed, "split": a.split}
+    for lo in range(0, len(items), step):
+        samples += _heldout_samples(model, tok, items[lo:lo + step], cfg, a.n, a.max_new_tokens, a.temperature,
+                                    a.jobs, a.seed, a.chunk, form)
+        done = min(lo + step, len(items))
+        res = summarize_heldout(done, samples)
+        res.update(model=a.model, prompt=form, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed, split=a.split)
+        if done < len(items):
+            res["partial"] = f"{done} of {len(items)} problems"
+            print(f"heldout_eval: {res['partial']} ({res['seconds']} s), correct rate {res['correct_rate']:.3f}",
+                  file=sys.stderr, flush=True)
+        if a.out:
+            tmp = Path(a.out).with_suffix(".tmp")
+            tmp.write_text(json.dumps(res) + "\n")
+            tmp.replace(a.out)  # a reader (or a kill) never sees half a file
     line = json.dumps(res)
     print(line, flush=True)
-    if a.out:
-        Path(a.out).write_text(line + "\n")
     if a.append_to:
         m = meta(a.model) or {}
         res.update(tag=a.tag, step=m.get("steps"), reward=m.get("reward"), time=time.time(),

@@ -19,14 +19,16 @@
 #   BATCH  completions per GRPO step (default 64: 8 prompts x 8 generations); STEPS --max-steps (default:
 #          none, the time limit decides), so separate calls per reward can train the same number of steps
 #   HELDOUT held-out problems (default 16), EVAL_N samples each (default 4), EVAL_CHUNK rows per generate call
-#          (default 64), LR learning rate (default 1e-4), TEMP rollout temperature (default 1.0; the held-out
+#          (default 64), LR learning rate (default 3e-5: 1e-4 broke the shipped model's held-out rate in 10 steps,
+#          benchmarks/results/rl_lr1e-4_h100_20261206), TEMP rollout temperature (default 1.0; the held-out
 #          evaluations sample at 1.0 whatever it is), MIN_P rollout min_p (default none: e.g. 0.05 with TEMP 1.2 cuts the
 #          unparseable tail T 1.3 sampled, benchmarks/results/rl_medium2_h100_20261205)
 #   PACK   whose finals come back (default: every run's; at most one fits: the device tool returns 8 files, 64 MiB
 #          together, and a bf16 final is 52 MB in four 15 MB parts)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
-#   FILTER=1 first samples INIT on the training prompts (FILTER_N each, FILTER_S seconds at most; only the first
-#          FILTER_LIMIT of them if set: 32 x 4 samples took about 100 s on an H100) and keeps those it solves
+#   FILTER=1 first samples INIT on the training prompts (FILTER_N each, FILTER_S seconds at most, 16 prompts a pass:
+#          what is done when the time is up counts; only the first FILTER_LIMIT prompts if set: 32 x 4 samples take
+#          100-118 s on a free H100, and 64 x 4 did not finish in 230 s, 2026-12-06) and keeps those it solves
 #          sometimes but not always (`training.prompt_filter`; held-out rows unchanged, unmeasured ones dropped)
 #   PROMPTS a prompts.jsonl built beforehand (by build_prompt_set with the same config, e.g. on a CPU machine):
 #          copied into each run directory, so the run skips building it (about a minute of the call);
@@ -48,7 +50,7 @@ cat > /dev/shm/h200.json <<'J'
  "jobs": JOBS, "warmup": 0, "gradient_checkpointing": false}
 J
 sed -i "s/JOBS/${JOBS:-7}/; s/BATCH/${BATCH:-64}/; s/HELDOUT/${HELDOUT:-16}/; s/EVAL_N/${EVAL_N:-4}/;
-        s/EVAL_CHUNK/${EVAL_CHUNK:-64}/; s/LR/${LR:-1e-4}/; s/TEMP/${TEMP:-1.0}/; s/MINP/${MIN_P:-null}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
+        s/EVAL_CHUNK/${EVAL_CHUNK:-64}/; s/LR/${LR:-3e-5}/; s/TEMP/${TEMP:-1.0}/; s/MINP/${MIN_P:-null}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
 INIT=${INIT:-training/default_model}
 TL=${RL_MIN:-4}
 RUNS=${RUNS:-hrd uniform}
@@ -58,10 +60,11 @@ set -- $RUNS; AFTER_S=${AFTER_S:-$(( 40 + 120 * $# ))}
 [ "${RESUME:-0}" = 1 ] || for R in $RUNS; do rm -rf /dev/shm/rl_$R /dev/shm/pack/rl_$R; done
 if [ "${FILTER:-0}" = 1 ]; then  # keep the training prompts INIT solves sometimes (groups with a signal)
   log "prompt filter: sampling the training prompts with $INIT"
+  # 16 problems a pass, the rates rewritten after each: a filter cut by FILTER_S keeps the problems it finished
   timeout -k 5 ${FILTER_S:-240} python3 benchmarks/heldout_eval.py --model $INIT \
     --prompts ${PROMPTS:-benchmarks/rl_prompts_h200.jsonl} --split train --n ${FILTER_N:-4} ${FILTER_LIMIT:+--limit $FILTER_LIMIT} --seed 0 --jobs 14 \
-    --device cuda --out $L/train_rates.json > $L/train_rates.log 2>&1 \
-  && python3 -m training.prompt_filter --prompts ${PROMPTS:-benchmarks/rl_prompts_h200.jsonl} \
+    --device cuda --rows-per-pass 16 --out $L/train_rates.json > $L/train_rates.log 2>&1
+  [ -s $L/train_rates.json ] && python3 -m training.prompt_filter --prompts ${PROMPTS:-benchmarks/rl_prompts_h200.jsonl} \
        --rates $L/train_rates.json --out /dev/shm/prompts_filtered.jsonl | tee -a $L/env.txt \
   && PROMPTS=/dev/shm/prompts_filtered.jsonl || log "prompt filter failed: the unfiltered prompts"
 fi

@@ -33,7 +33,7 @@ def test_cli_refuses_held_out_rates_and_unreadable_files(tmp_path, capsys):
 
 def test_rates_from_heldout_eval_on_the_training_split_feed_the_filter(tiny_ckpt, tmp_path):
     """End to end on the CPU: heldout_eval.py --split train samples the training rows with a checkpoint and writes
-    per-problem verdicts (of the first --limit training rows only); the filter reads them. The untrained tiny model
+    per-problem verdicts (of the first --limit training rows only, one problem a pass); the filter reads them. The untrained tiny model
     solves nothing: every measured training row goes, and the unmeasured third one too."""
     src = [json.loads(x) for x in (ROOT / "benchmarks" / "rl_prompts_h200.jsonl").read_text().splitlines()]
     rows = [r for r in src if r["split"] == "train"][:3] + [r for r in src if r["split"] == "heldout"][:1]
@@ -41,12 +41,14 @@ def test_rates_from_heldout_eval_on_the_training_split_feed_the_filter(tiny_ckpt
     prompts.write_text("".join(json.dumps(r) + "\n" for r in rows))
     rates = tmp_path / "rates.json"
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "heldout_eval.py"), "--model", str(tiny_ckpt),
-                        "--prompts", str(prompts), "--split", "train", "--limit", "2", "--n", "2", "--max-new-tokens", "24",
+                        "--prompts", str(prompts), "--split", "train", "--limit", "2", "--rows-per-pass", "1", "--n", "2", "--max-new-tokens", "24",
                         "--device", "cpu", "--jobs", "1", "--out", str(rates)],
                        capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert p.returncode == 0, p.stderr[-3000:]
     res = json.loads(rates.read_text())
-    assert res["split"] == "train" and res["problems"] == 2 and res["samples"] == 4
+    # two passes of one problem each; after the last the file is whole (not "partial")
+    assert res["split"] == "train" and res["problems"] == 2 and res["samples"] == 4 and "partial" not in res
+    assert "heldout_eval: 1 of 2 problems" in p.stderr and not list(tmp_path.glob("*.tmp"))
     assert sorted(res["by_problem"]) == sorted(r["pid"] for r in rows[:2])
     out = tmp_path / "filtered.jsonl"
     assert main(["--prompts", str(prompts), "--rates", str(rates), "--out", str(out)]) == 0

@@ -393,6 +393,12 @@ def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max
                                form)
     if gather is not None and world > 1:
         samples = gather(samples)
+    return summarize_heldout(len(rows), samples)
+
+
+def summarize_heldout(problems: int, samples: list[dict]) -> dict:
+    """The held-out summary of verified samples (`_heldout_samples` records): correct rate, mean speedup of the
+    correct ones, failing stages, and per problem the verdict of each sample."""
     stages: dict[str, int] = {}
     for x in samples:
         stages[x["stage"]] = stages.get(x["stage"], 0) + 1
@@ -401,7 +407,7 @@ def evaluate_heldout(model, tokenizer, rows: list[dict], verify_cfg, n: int, max
     by_problem: dict[str, list] = {}  # which problems the policy solves, for before/after per problem
     for x in samples:
         by_problem.setdefault(str(x["pid"]), []).append(x["stage"] if not x["r_correct"] else "ok")
-    return {"problems": len(rows), "samples": len(samples), "correct_rate": sum(scored) / max(1, len(scored)),
+    return {"problems": problems, "samples": len(samples), "correct_rate": sum(scored) / max(1, len(scored)),
             "mean_speedup_correct": sum(timed) / len(timed) if timed else None, "stages": stages,
             "by_problem": by_problem}
 
