@@ -79,7 +79,7 @@ def test_odd_sizes_that_break_a_ratio_are_replaced_by_one_common_factor():
         ref = run.result()
     finally:
         run.close()
-    assert [s["label"] for s in ref.shapes] == ["base", "odd1", "odd2", "ordered"] and not ref.skipped, ref.shapes
+    assert [s["label"] for s in ref.shapes] == ["base", "odd1", "odd2", "ordered", "scaled", "zeros"] and not ref.skipped, ref.shapes
     base, odd1, odd2 = (s["constants"] for s in ref.shapes[:3])
     assert base["out_channels"] == 2 * base["length"] and "note" not in ref.shapes[0]
     assert odd1["length"] == base["length"] * 5 // 4 and odd2["length"] == base["length"] * 3 // 4
@@ -100,7 +100,7 @@ def test_odd_sizes_keep_one_size_the_reference_needs():
         ref = run.result()
     finally:
         run.close()
-    assert [s["label"] for s in ref.shapes] == ["base", "odd1", "odd2", "ordered"] and not ref.skipped, ref.shapes
+    assert [s["label"] for s in ref.shapes] == ["base", "odd1", "odd2", "ordered", "scaled", "zeros"] and not ref.skipped, ref.shapes
     assert ref.shapes[1]["constants"] == {"batch_size": 17, "dim": 1024}, ref.shapes[1]
     assert ref.shapes[2]["constants"] == {"batch_size": 15, "dim": 1024}, ref.shapes[2]
     assert "dim = 1024" in ref.shapes[1]["sizes"] and "multiple of 512" in ref.shapes[1]["note"]
@@ -116,7 +116,7 @@ def test_variants_the_reference_cannot_run_are_flagged_on_every_verdict():
     vs = verify_batch(fussy, [HONEST, WRONG], CFG.__class__(device="cpu", trials=1, perturb=2))
     assert [v.ok for v in vs] == [True, False] and vs[1].stage == "correctness", [v.summary() for v in vs]
     for v in vs:
-        assert [s["label"] for s in v.shapes] == ["base", "ordered"]
+        assert [s["label"] for s in v.shapes] == ["base", "ordered", "scaled", "zeros"]
         flag = [f for f in v.flags if f.rule == "shapes-skipped"]
         assert flag and "2 of 4" in flag[0].message and "odd1" in flag[0].message and "odd2" in flag[0].message
         assert "multiple of 512" in flag[0].message

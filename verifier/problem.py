@@ -17,6 +17,14 @@ _STRUCTURAL = re.compile(r"kernel|stride|pad|dilat|group|head|axis|^dim$|^dims?_
 MIN_SCALABLE = 8  # smaller ints (kernel sizes, dims, small channel counts) are left alone
 
 
+# Value variants: one trial each at the small sizes, with other values than randn gives. Keys are the variants'
+# labels, values what their inputs are, in words (the verdict says it where one fails).
+STRESS_SCALE = 32.0  # a power of two: scaling is exact, so only what the kernel computes can differ
+ARG_FACTOR = 1.5
+VALUE_VARIANTS = {"scaled": f"floating inputs times {STRESS_SCALE:g}", "zeros": "all-zero floating inputs",
+                  "args": f"float arguments of __init__ and forward times {ARG_FACTOR:g}"}
+
+
 class ProblemError(ValueError):
     """The problem source is not a usable KernelBench-format problem."""
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from . import sandbox
 from .pool import POOL, Worker, spawn
 from .compare import INF, compare
-from .problem import ProblemError, parse_problem
+from .problem import VALUE_VARIANTS, ProblemError, parse_problem
 from .static_check import check_candidate
 from .verdict import Finding, Verdict
 
@@ -45,6 +45,10 @@ class VerifyConfig:
     ordered: bool = True            # two extra trials whose floating inputs are sorted along every axis
                                     # (ascending, then descending): the extreme of each reduced row sits at
                                     # its end, so a kernel that skips the first or last element always fails
+    values: bool = True             # one trial each with floating inputs times 32, with all-zero floating inputs,
+                                    # and with the float arguments of __init__ and forward times 1.5 (at the small
+                                    # sizes; a variant the reference cannot run, or gets non-finite outputs from, is
+                                    # left out and named in the verdict's flags)
     timeout_s: float | None = None  # per candidate phase; default 90 s CPU, 180 s GPU
     memory_bytes: int | None = None  # host memory of one sandbox; default 6 GiB CPU, 32 GiB GPU
     measure: bool = True            # GPU only: time candidate and baselines
@@ -207,7 +211,8 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     key = hashlib.sha256(f"{problem_src}|{cfg.device}".encode()).hexdigest()
     want_timing = cfg.times and key not in _TIMING_CACHE
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
-           "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "per_tensor": cfg.per_tensor,
+           "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "values": cfg.values,
+           "per_tensor": cfg.per_tensor,
            "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total,
            "time": want_timing, "timed_sets": TIMED_SETS if cfg.times else 0, "compile": cfg.compile_baseline,
            "lazy": cfg.lazy_baseline, "timeout_s": cfg.timeout_s}
@@ -451,7 +456,8 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
     max_abs = max_rel = 0.0
     for t in result["trials"]:
         run += 1
-        where = f"{t['label']} trial {t['trial'] + 1}"
+        where = f"{t['label']} trial {t['trial'] + 1}" + (f" ({VALUE_VARIANTS[t['label']]})"
+                                                          if t["label"] in VALUE_VARIANTS else "")
         if t.get("error"):
             e = t["error"]
             msg = f"{e['type']}: {e['message']}"
@@ -489,6 +495,26 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
             passed += 1
         else:
             corr_fail = corr_fail or ("output-mismatch", f"{where}: {msg}")
+    # a reference that keeps state (running statistics): the candidate's tensors of the same names must have changed
+    # as the reference's did, after as many calls on the same inputs
+    for r in ref.outputs:
+        mine = (result.get("state_values") or {}).get(r["label"])
+        if not r.get("state") or mine is None:  # a variant the candidate did not reach failed above
+            continue
+        for name, want in r["state"].items():
+            got = mine.get(name) if isinstance(mine, dict) else None
+            if got is None:
+                corr_fail = corr_fail or ("state-mismatch", f"{r['label']}: Model's forward updates {name}, which "
+                                          "the candidate's forward leaves as it was (or the candidate keeps no tensor "
+                                          "by that name): a drop-in replacement updates the same state")
+                continue
+            try:
+                ok, msg, _, _ = compare(want, got, cfg.atol, cfg.rtol)
+            except Exception as e:
+                ok, msg = False, f"could not be compared: {type(e).__name__}: {e}"[:300]
+            if not ok:
+                corr_fail = corr_fail or ("state-mismatch", f"{r['label']}: {name} after forward differs from the "
+                                          f"reference's: {msg}")
     state = result.get("state_changed")
     if state and not ref.state_changed:
         names = ", ".join(str(n) for n in state[:4])
@@ -497,10 +523,16 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
                                   "call counter or a cached result); scratch memory belongs in forward's own "
                                   "allocations")
     v.trials = {"passed": passed, "run": run}
-    if ref.skipped:  # fewer shapes than planned: the verdict says which were not checked, and why
-        v.flags.append(Finding("correctness", "shapes-skipped", f"checked at {len(ref.shapes)} of "
-                               f"{len(ref.shapes) + len(ref.skipped)} planned shape variants; not at "
-                               + "; ".join(f"{s['label']} ({s['why']})" for s in ref.skipped)[:1500]))
+    shape_skips = [s for s in ref.skipped if s.get("kind") != "values"]
+    value_skips = [s for s in ref.skipped if s.get("kind") == "values"]
+    if shape_skips:  # fewer shapes than planned: the verdict says which were not checked, and why
+        checked = sum(s["label"] not in VALUE_VARIANTS for s in ref.shapes)
+        v.flags.append(Finding("correctness", "shapes-skipped", f"checked at {checked} of "
+                               f"{checked + len(shape_skips)} planned shape variants; not at "
+                               + "; ".join(f"{s['label']} ({s['why']})" for s in shape_skips)[:1500]))
+    if value_skips:  # values outside the problem's domain: nothing a candidate could be checked against
+        v.flags.append(Finding("correctness", "values-skipped", "not checked with "
+                               + "; ".join(s["why"] for s in value_skips)[:1500]))
     v.max_abs_err, v.max_rel_err = (_finite(max_abs), _finite(max_rel))
     v.kernels = sorted(kernels)
     if launch_fail:

@@ -10,6 +10,7 @@ Usage (inside the sandbox): python -m verifier.worker_candidate JOB.json
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -80,8 +81,14 @@ def _python_callables(args, kwargs, defaults=()) -> list[str]:
     while todo:
         a = todo.pop()
         t = type(a)
-        if t in (list, tuple):
+        if t in (list, tuple, set, frozenset):
             todo += list(a)
+            continue
+        if t is dict:  # D.get("f") / D["f"] in kernel code reaches a value, as OP.step does a slice's
+            todo += [*a.keys(), *a.values()]
+            continue
+        if t is slice:
+            todo += [a.start, a.stop, a.step]
             continue
         if t is constexpr:  # tl.constexpr(obj): the kernel reaches obj as OP.value
             todo.append(a.value)
@@ -90,8 +97,9 @@ def _python_callables(args, kwargs, defaults=()) -> list[str]:
             if not _library_object(a, ("triton",)):
                 out.append("function " + str(getattr(a, "__name__", t.__name__)))
             continue
-        if t not in _DATA_TYPES and not _library_object(t):
-            # an object of the candidate's own type (a float subclass, a class with __mul__, a tensor subclass passed
+        if t not in _DATA_TYPES and not _library_object(t, _LIBRARIES):
+            # builtins other than plain data and the containers above (a property's fget, a staticmethod) are not
+            # kernel arguments either, nor is an object of the candidate's own type (a float subclass, a class with __mul__, a tensor subclass passed
             # as a constexpr): kernel code such as `OP * x` would run its methods on the interpreter's values
             out.append(f"object of type {t.__name__}")
             continue
@@ -151,6 +159,55 @@ def _install_launch_recorder() -> None:
                 S.in_launch -= 1
 
         cls.run = run
+
+
+# Tensor constructors that read Python data. Filling the tensor, torch converts each element that is not a number by
+# calling its __float__ / __index__ / __int__ / __complex__ with the Python dispatch key switched off: torch ops run in
+# such a method never reach the op log (only `lift_fresh` shows). Found by a red-team pass (2026-12-06): a dict
+# subclass whose __float__ computed ReLU into the output passed every check.
+_CONSTRUCTORS = (("torch", "tensor"), ("torch", "as_tensor"), ("torch", "asarray"), ("Tensor", "new_tensor"))
+_PLAIN_NUMBERS = (int, float, bool, complex, type(None))
+
+
+def _foreign_data(data) -> str | None:
+    """The type of the first element of a tensor constructor's data that is neither a plain number, a list or tuple
+    of them, nor a plain tensor (whose values torch copies without running Python), or None."""
+    todo = [data]
+    while todo:
+        a = todo.pop()
+        t = type(a)
+        if t in _PLAIN_NUMBERS or t is torch.Tensor or t is torch.nn.Parameter:
+            continue
+        if t in (list, tuple):
+            todo += a
+            continue
+        return t.__name__
+    return None
+
+
+def _check_constructor_data() -> None:
+    """Wrap the constructors in _CONSTRUCTORS: data holding any other object is logged as compute outside Triton (the
+    op log's modes never see what its conversion methods do)."""
+    if getattr(_check_constructor_data, "done", False):
+        return
+    _check_constructor_data.done = True
+    for owner_name, name in _CONSTRUCTORS:
+        owner = torch if owner_name == "torch" else torch.Tensor
+        orig = getattr(owner, name, None)
+        if orig is None:
+            continue
+
+        def wrapper(*args, _orig=orig, _name=f"{owner_name}.{name}", **kwargs):
+            if S.active and not S.in_launch:  # a launch's own conversions are Triton's
+                data = args[1] if _name.startswith("Tensor.") and len(args) > 1 else (
+                    args[0] if args and not _name.startswith("Tensor.") else kwargs.get("data", kwargs.get("obj")))
+                bad = _foreign_data(data)
+                if bad is not None:
+                    S.ops.add(f"{_name} of a {bad} object (Python code converting it to numbers runs unlogged)")
+            return _orig(*args, **kwargs)
+
+        functools.update_wrapper(wrapper, orig)
+        setattr(owner, name, wrapper)
 
 
 def _log_interpreter_text() -> None:
@@ -404,6 +461,15 @@ def _plain(out, on_device: bool = False):
     return t.cpu() if t.is_cuda and not on_device else t.clone()
 
 
+def _plain_tensor(t) -> torch.Tensor:
+    """A plain CPU copy of a tensor the module keeps (a Parameter, a buffer), its subclass's methods switched off."""
+    with torch._C.DisableTorchFunctionSubclass():
+        x = torch.Tensor.detach(t)
+        if type(x) is not torch.Tensor:
+            x = torch.Tensor.as_subclass(x, torch.Tensor)
+        return x.cpu().clone()
+
+
 def _same_layout(a: list, b: list) -> bool:
     """Whether input list `a` can be copied into `b` in place (tensors of equal shape and dtype, equal others)."""
     return len(a) == len(b) and all(
@@ -570,8 +636,9 @@ def main(job_path: str) -> int:
     torch.serialization.add_safe_globals([types.SimpleNamespace])  # config objects of get_init_inputs
     configs = torch.load(os.path.join(os.environ["TRITONRL_INBOX"], "for_candidate.pt"), weights_only=True,
                          mmap=True)
-    result = {"trials": [], "error": None, "state_changed": []}
+    result = {"trials": [], "error": None, "state_changed": [], "state_values": {}}
     _install_launch_recorder()
+    _check_constructor_data()
     if device == "cpu":
         _untimed_autotune()
         _interpreter_globals_apart()
@@ -648,8 +715,11 @@ def main(job_path: str) -> int:
                 out = args = originals = None
         t_checks = _clock()
         try:
-            result["state_changed"] += [f"{cfg['label']}: {n}" for n in changed_tensors(kept,
-                                                                                       kept_tensors(model, vars(cand)))]
+            now = kept_tensors(model, vars(cand))
+            changed = changed_tensors(kept, now)
+            result["state_changed"] += [f"{cfg['label']}: {n}" for n in changed]
+            # their values, for a reference that keeps state too (running statistics): the supervisor compares
+            result["state_values"][cfg["label"]] = {n: _plain_tensor(now[n]) for n in changed if n in now}
             gc.collect()  # cyclic garbage of the trials is not state
             now = _held_tensors(kept_tensors(model, vars(cand)), kept, held_snap, result["trials"])
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in _held_changes(held, held_snap, now)]

@@ -230,6 +230,41 @@ def _ordered(xs: list, descending: bool) -> list:
     return out
 
 
+STRESS_SCALE, ARG_FACTOR, VALUE_VARIANTS = P.STRESS_SCALE, P.ARG_FACTOR, P.VALUE_VARIANTS
+
+
+def _stressed(xs: list, how: str) -> list:
+    """Floating inputs scaled by STRESS_SCALE ("scaled": logits past exp's range, activations a GELU meets in a large
+    model) or set to zero ("zeros": a row whose variance is 0, ties everywhere). randn never gets there, and a kernel
+    that is only right there (a softmax without its max subtracted, a norm without its eps, an argmax that keeps the
+    last of equal values) is wrong on inputs a user passes."""
+    import torch
+
+    out = []
+    for x in xs:
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            x = x * STRESS_SCALE if how == "scaled" else torch.zeros_like(x)
+        out.append(x)
+    return out
+
+
+class NothingToVary(Exception):
+    """The problem passes no float argument: the "args" variant has nothing to check."""
+
+
+def _varied(x, counter: list):
+    """`x` with every Python float (in lists, tuples and dicts too) times ARG_FACTOR; counter[0] counts them. Ints
+    are left alone (sizes, dims, counts: structural), and so are bools and tensors."""
+    if isinstance(x, float):
+        counter[0] += 1
+        return x * ARG_FACTOR
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_varied(v, counter) for v in x)
+    if isinstance(x, dict):
+        return {k: _varied(v, counter) for k, v in x.items()}
+    return x
+
+
 def _finite(out) -> bool:
     """No NaN or inf in any floating tensor of `out` (a tensor, or lists and tuples of them)."""
     import torch
@@ -246,7 +281,8 @@ class Unverifiable(Exception):
 
 
 def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, perturb: bool,
-                signed: bool = False, ordered: bool = False, input_seed: int = 0, base: bool = False):
+                signed: bool = False, ordered: bool = False, input_seed: int = 0, base: bool = False,
+                values: str | None = None, state_at: int | None = None):
     """(module, init args, model, trials, names of kept tensors forward changed, indices of inputs forward changed
     in place). Each trial is (inputs on the device, output, host copies of the inputs taken before forward): a
     reference that changes its inputs in place (x.relu_(), x.mul_(2)) must not hand its changed inputs to the
@@ -256,6 +292,9 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
     mod = _exec(src, name)
     seed_all(seed)
     init = init_args(mod)
+    varied = [0]
+    if values == "args":  # another configuration: a candidate must read its arguments, not hard-code the problem's
+        init = (_varied(init[0], varied), _varied(init[1], varied))
     seed_all(seed)
     model = mod.Model(*init[0], **init[1]).to(device)
     if perturb:
@@ -271,6 +310,7 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
             twin = None
     trials = []
     mutated: list[int] = []
+    state: dict = {}
     for t in range(n_trials):
         # inputs from their own seed, which never leaves this sandbox: the candidate is constructed under `seed`
         # (for the same weights), so inputs drawn from seeds derived from it could be predicted in __init__
@@ -280,6 +320,12 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
             inputs = _signed(inputs)
         if ordered:
             inputs = _ordered(inputs, descending=t % 2 == 1)
+        if values in ("scaled", "zeros"):
+            inputs = _stressed(inputs, values)
+        elif values == "args":
+            inputs = _varied(inputs, varied)
+            if not varied[0]:
+                raise NothingToVary()
         given = [_cpu(x, copy=True) for x in inputs]
         with torch.no_grad():
             out = model(*inputs)
@@ -290,11 +336,14 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
             _check_not_random(twin, given, out, device, input_seed + 7919)
             twin = None
         trials.append((inputs, out, given))
+        if t + 1 == (state_at or n_trials):  # the tensors it keeps that forward changed, as the candidate's must be
+            now = kept_tensors(model)       # after as many calls (the base variant's timed sets come later)
+            state = {k: _cpu(now[k], copy=True) for k in changed_tensors(kept, now) if k in now}
     if base:
         _check_python_numbers([o for _, o, _ in trials])
     changed = (changed_tensors(kept, kept_tensors(model)) + versions_moved(versions)
                + python_state_changes(py_state, python_state([model]), strict=False))
-    return mod, init, model, trials, changed, mutated
+    return mod, init, model, trials, changed, mutated, state
 
 
 def _check_not_random(twin, given: list, out, device: str, seed: int) -> None:
@@ -420,6 +469,8 @@ def main(job_path: str) -> int:
                 configs.append((f"odd{k + 1}", odd, 1))
         if job.get("ordered"):  # at the CPU sizes on a GPU too: ends are ends at any size, and it stays cheap
             configs.append(("ordered", small, 2))
+        if job.get("values"):  # other values at the same small sizes: one trial each
+            configs += [(label, small, 1) for label in VALUE_VARIANTS]
     except Exception as e:  # the problem itself does not load: a usage error, not a verdict
         write_json("error.json", error_info("problem", e))
         return 0
@@ -434,11 +485,19 @@ def main(job_path: str) -> int:
         t_config = time.monotonic()
         run = functools.partial(_run_config, device=device, seed=cseed, n_trials=n, name=f"ref_{label}",
                                 input_seed=input_base + 1000 * i, base=label == "base",
-                                perturb=label.startswith("odd"), signed=label == "odd2", ordered=label == "ordered")
+                                perturb=label.startswith("odd"), signed=label == "odd2", ordered=label == "ordered",
+                                values=label if label in VALUE_VARIANTS else None,
+                                state_at=job["trials"] if label == "base" else None)
         note = None
         try:
-            _, init, model, trials, changed, mutated = run(P.with_constants(src, vals))
+            _, init, model, trials, changed, mutated, state = run(P.with_constants(src, vals))
+        except NothingToVary:
+            continue
         except Exception as e:
+            if label in VALUE_VARIANTS:  # values outside the problem's domain (a probability times 32): not a test
+                skipped.append({"label": label, "kind": "values", "constants": vals, "why": f"{VALUE_VARIANTS[label]} "
+                                f"break the reference ({type(e).__name__}: {str(e)[:200]})"})
+                continue
             if label == "base":
                 write_json("error.json", error_info("unverifiable" if isinstance(e, Unverifiable) else "problem", e))
                 return 0
@@ -446,7 +505,7 @@ def main(job_path: str) -> int:
             planned = [c[1] for c in configs] + [x["constants"] for x in shapes]
             if label == "odd2":  # its inputs mapped to [-1, 1) may be what breaks it (a probability, a target of BCE):
                 try:              # the same odd sizes on the problem's own input values first
-                    _, init, model, trials, changed, _ = run(P.with_constants(src, vals), signed=False)
+                    _, init, model, trials, changed, _, state = run(P.with_constants(src, vals), signed=False)
                     note = {"values": "the problem's own input values", "note": "inputs mapped to [-1, 1) break the "
                             f"reference ({type(e).__name__}: {str(e)[:200]})"}
                 except Exception as e2:
@@ -458,7 +517,7 @@ def main(job_path: str) -> int:
                     break
                 t0 = time.monotonic()
                 try:
-                    _, init, model, trials, changed, _ = run(P.with_constants(src, alt))
+                    _, init, model, trials, changed, _, state = run(P.with_constants(src, alt))
                     note, vals = {"sizes": how, "note": f"odd sizes break the reference ({tried[0]})"}, alt
                     break
                 except Exception as e2:
@@ -469,6 +528,10 @@ def main(job_path: str) -> int:
                 skipped.append({"label": label, "constants": vals, "why": tried[0] + (
                     f" (and at {len(tried) - 1} other sizes tried)" if len(tried) > 1 else ""), "tried": tried[1:]})
                 continue
+        if label in VALUE_VARIANTS and not all(_finite(o) for _, o, _ in trials):
+            skipped.append({"label": label, "kind": "values", "constants": vals, "why": f"{VALUE_VARIANTS[label]} give "
+                            "the reference non-finite outputs (outside the problem's domain)"})
+            continue
         if label == "ordered" and not all(_finite(o) for _, o, _ in trials):
             # sorted inputs leave the problem's domain (e.g. a log of a sorted difference): not a test
             skipped.append({"label": label, "constants": vals, "why": "inputs sorted along every axis give the "
@@ -478,7 +541,7 @@ def main(job_path: str) -> int:
                           "perturb": label.startswith("odd"),
                           "inputs": [given for _, _, given in trials],  # as they were before forward
                           **({"timed_from": job["trials"]} if label == "base" and extra else {})})
-        ref_side.append({"label": label, "outputs": [_cpu(o) for _, o, _ in trials]})
+        ref_side.append({"label": label, "outputs": [_cpu(o) for _, o, _ in trials], "state": state})
         state_changed += [f"{label}: {name}" for name in changed]
         shapes.append({"label": label, "constants": {k: v for k, v in vals.items()},
                        "inputs": shapes_of(trials[0][0]), **(note or {})})
