@@ -110,7 +110,10 @@ def test_state_kept_in_a_closure_is_refused_statically_and_at_runtime(name):
     forward changed or left behind is state, at correctness."""
     path = CORPUS / "cheats" / name
     src = (CORPUS / "problems" / "relu.py").read_text()
-    v = verify_batch(src, [path.read_text()], static_checks=False, time_on_cpu=True, compile_baseline=False)[0]
+    # values=False: the value variants' extra calls would make these counters wrong at a trial first (output-mismatch);
+    # guard_imports=False: the worker's import guard would refuse gc.freeze's `import gc` first
+    v = verify_batch(src, [path.read_text()], static_checks=False, time_on_cpu=True, compile_baseline=False,
+                     values=False, guard_imports=False)[0]
     assert not v.ok and v.stage == "correctness" and "state-in-forward" in v.rules, v.summary()
 
 
@@ -125,7 +128,7 @@ def test_a_call_counter_in_plain_python_is_refused_at_runtime_too(name):
     the kept tensors' version counters must refuse them at correctness."""
     path = CORPUS / "cheats" / name
     src = (CORPUS / "problems" / "relu.py").read_text()
-    v = verify_batch(src, [path.read_text()], static_checks=False)[0]
+    v = verify_batch(src, [path.read_text()], static_checks=False, values=False)[0]
     assert not v.ok and v.stage == "correctness" and "state-in-forward" in v.rules, v.summary()
 
 
@@ -145,3 +148,23 @@ def test_a_del_that_computes_after_forward_is_refused_at_runtime_too():
     src = (CORPUS / "problems" / "relu.py").read_text()
     v = verify_batch(src, [path.read_text()], static_checks=False)[0]
     assert not v.ok and v.stage == "launch" and "runtime-torch-compute" in v.rules, v.summary()
+
+
+@pytest.mark.parametrize("name,rule", [
+    ("relu__tensor_ctor_float_dunder.py", "runtime-torch-compute"),
+    ("row_softmax__nested_class_float_dunder.py", "runtime-torch-compute"),
+    ("relu__legacy_new_float_dunder.py", "runtime-torch-compute"),
+    ("relu__legacy_tensor_alias_float_dunder.py", "runtime-torch-compute"),
+    ("relu__slice_constexpr_python_fn.py", "runtime-torch-compute"),
+    ("relu__type_hints_eval_ctypes.py", "import-error"),
+])
+def test_red_team_cheats_of_2026_12_06_are_refused_at_runtime_too(name, rule):
+    """A red-team pass got these verified: compute in a __float__ that torch's tensor constructors (legacy ones
+    included) call with the op log's dispatch key off, a Python function in a slice handed to a kernel, and imports
+    (ctypes, numpy) hidden in annotation text typing evaluates. The static rules now refuse them; with those rules off
+    the worker must too: the constructors' data is checked, kernel arguments are searched inside every container, and
+    the candidate's imports (eval'd code included) are limited to the allowed modules."""
+    path = CORPUS / "cheats" / name
+    src = (CORPUS / "problems" / f"{header(path, 'problem')}.py").read_text()
+    v = verify_batch(src, [path.read_text()], static_checks=False, values=False, perturb=0, ordered=False)[0]
+    assert not v.ok and rule in v.rules, v.summary()

@@ -210,7 +210,8 @@ def test_a_work_dir_on_tmpfs_counts_as_memory():
 
 
 # --- the same hostile behaviour inside a candidate, through the whole verifier -----------------------
-# Static rules would reject all of these before they run; static_checks=False proves the sandbox
+# Static rules (and the worker's import guard) would reject all of these before they run; static_checks=False and
+# guard_imports=False prove the sandbox
 # layer still ends each in a verdict naming what happened (and that the next verification is fine).
 
 PROBLEM = (CORPUS / "problems" / "relu.py")
@@ -244,7 +245,7 @@ def hostile_candidate(body: str) -> str:
     ("raise RuntimeError('boom')", "forward-error"),
 ])
 def test_hostile_candidates_get_sandbox_verdicts(body, rule):
-    v = verify(PROBLEM.read_text(), hostile_candidate(body), static_checks=False, timeout_s=20,
+    v = verify(PROBLEM.read_text(), hostile_candidate(body), static_checks=False, guard_imports=False, timeout_s=20,
                memory_bytes=2 << 30, trials=1, perturb=0)
     assert not v.ok and v.stage == "sandbox" and v.reasons[0].rule == rule, v.summary()
 
@@ -253,7 +254,7 @@ def test_hostile_candidates_get_sandbox_verdicts(body, rule):
 def test_files_written_to_a_work_dir_in_memory_are_a_memory_verdict(monkeypatch):
     monkeypatch.setenv("TRITONRL_TMPDIR", "/dev/shm")
     body = "[open(f'f{i}', 'wb').write(b'x' * (64 << 20)) for i in range(1 << 10)]"
-    v = verify(PROBLEM.read_text(), hostile_candidate(body), static_checks=False, timeout_s=60,
+    v = verify(PROBLEM.read_text(), hostile_candidate(body), static_checks=False, guard_imports=False, timeout_s=60,
                memory_bytes=1 << 30, trials=1, perturb=0)
     assert not v.ok and v.stage == "sandbox" and v.reasons[0].rule == "memory", v.summary()
     assert "work directory on tmpfs" in v.reasons[0].message
@@ -296,7 +297,8 @@ def test_python_compute_on_a_host_copy_is_caught_at_runtime(name, read):
     tensor's memory (a list, a buffer, a numpy view written in place) runs no ATen op, and the forward's
     log of host reads still catches it."""
     src = (CORPUS / "cheats" / name).read_text()
-    v = verify(PROBLEM.read_text(), src, static_checks=False, trials=1, perturb=0, ordered=False)
+    # guard_imports=False: the worker's import guard refuses `import array` / numpy first (tested in test_corpus.py)
+    v = verify(PROBLEM.read_text(), src, static_checks=False, guard_imports=False, trials=1, perturb=0, ordered=False)
     assert not v.ok and v.stage == "launch" and v.rules == ["runtime-torch-compute"], v.summary()
     assert read in v.reasons[0].message
 

@@ -49,11 +49,26 @@ def test_a_counter_in_a_module_buffer_fails_where_the_reference_keeps_no_state()
     assert not v.ok and v.rules == ["state-in-forward"] and "calls" in v.summary(), v.summary()
 
 
-def test_state_is_allowed_when_the_reference_keeps_state_too():
-    assert STATEFUL_RELU != RELU
-    v = verify(STATEFUL_RELU, SCRATCH, device="cpu")
+# the scratch-buffer ReLU that also counts its calls in a `calls` buffer, as the stateful reference does
+COUNTING = SCRATCH.replace(
+    'self.register_buffer("last_numel", torch.zeros(1, dtype=torch.int64))',
+    'self.register_buffer("last_numel", torch.zeros(1, dtype=torch.int64))\n'
+    '        self.register_buffer("calls", torch.zeros(1))').replace(
+    "_note_numel[(1,)](self.last_numel, x.numel())",
+    "_note_numel[(1,)](self.last_numel, x.numel())\n        _count[(1,)](self.calls)") + (
+    "\n\n@triton.jit\ndef _count(p):\n    tl.store(p, tl.load(p) + 1.0)\n")
+
+
+def test_state_is_allowed_when_the_reference_keeps_state_too_and_must_match_it():
+    """A stateful reference lets a candidate keep state of its own (a scratch buffer); the state the reference keeps,
+    the candidate must keep the same way: a tensor of the same name that ends where the reference's does after as
+    many calls (batch norm's running statistics; here a call count). Before 2026-12-06 any candidate state passed."""
+    assert STATEFUL_RELU != RELU and COUNTING.count("_count") == 2
+    v = verify(STATEFUL_RELU, COUNTING, device="cpu")
     assert v.ok, v.summary()
-    assert verify(STATEFUL_RELU, HONEST, device="cpu").ok
+    for src in (SCRATCH, HONEST):  # a `calls` buffer forward leaves alone, or none
+        v = verify(STATEFUL_RELU, src, device="cpu")
+        assert not v.ok and v.rules == ["state-mismatch"] and "calls" in v.summary(), v.summary()
 
 
 def test_a_kept_scratch_buffer_is_state_and_the_message_says_what_to_do():

@@ -70,6 +70,9 @@ class VerifyConfig:
     atol: float | None = None       # override the dtype-aware tolerances (verifier/compare.py)
     rtol: float | None = None
     static_checks: bool = True      # tests of the sandbox itself turn this off; never in production
+    guard_imports: bool = True      # the worker refuses the candidate's imports of modules the static rules do not
+                                    # allow (eval'd code included); tests of the sandbox's containment of hostile
+                                    # code (os, ctypes) turn it off; never in production
     max_parallel: int | None = None
     pool: bool = False              # keep warm sandboxed workers between calls (servers, trainers, benchmarks)
     pool_size: int | None = None    # warm candidate workers kept; default max_parallel (a trainer verifying
@@ -657,6 +660,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
         t1 = time.monotonic()
         note("correctness")
         w.dispatch(json.dumps({"device": cfg.device, "time": timed, "atol": cfg.atol, "rtol": cfg.rtol,
+                               "guard_imports": cfg.guard_imports,
                                "reps": cfg.timing_reps}), files={"candidate.py": src},
                    inbox={"for_candidate.pt": ref.worker.work / "for_candidate.pt"})
         msg = w.wait_message(cfg.timeout_s) if timed else None

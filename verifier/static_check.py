@@ -60,6 +60,18 @@ FORBIDDEN_CALLS = {"exec", "eval", "compile", "getattr", "setattr", "delattr", "
 # InterpretedFunction, on a GPU a JITFunction, so type(kernel).__name__ told the CPU verifier from the user's GPU
 # (type with three arguments builds a class: the runtime layers judge what such an object does)
 REFLECTION_CALLS = {"globals", "locals", "vars", "dir", "id", "type", "hasattr"}
+# Methods through which torch's C++ reads a Python object as numbers or as a sequence (tensor constructors, legacy
+# ones included: torch.Tensor(seq), x.new(seq), torch.FloatTensor(seq)). It calls them with the Python dispatch key
+# switched off, so torch ops they run never reach the worker's op log (a red-team pass, 2026-12-06: ReLU and matmul
+# computed in a dict subclass's __float__ verified). No kernel needs its own numbers or sequences; a class that
+# defines one, or a string naming one (type(name, bases, {"__float__": f})), is refused.
+CONVERSION_DUNDERS = {"__float__", "__int__", "__index__", "__complex__", "__len__", "__getitem__", "__iter__",
+                      "__array__", "__array_interface__", "__array_struct__", "__cuda_array_interface__",
+                      "__dlpack__", "__dlpack_device__", "__buffer__", "__bytes__", "__trunc__", "__round__"}
+# typing's evaluators run the text of string annotations as code (`def f(a: "__import__('ctypes')")`, then
+# typing.get_type_hints(f)): code no rule reads, imports included (a red-team pass, 2026-12-06)
+TYPING_EVAL = {"get_type_hints", "ForwardRef", "_eval_type", "evaluate_forward_ref", "get_annotations",
+               "_type_check", "_GenericAlias"}
 TORCH_FORBIDDEN_ATTRS = {"ops", "compile", "jit", "library", "fx", "overrides", "autograd", "backends",
                          "manual_seed", "seed", "use_deterministic_algorithms", "utils", "hub", "export",
                          "compiler", "func", "vmap", "package", "distributed", "multiprocessing", "profiler",
@@ -353,6 +365,9 @@ class _Checker:
                     elif node.module == "torch.autograd" and a.name != "Function":
                         self.add("forbidden-import", f"'from torch.autograd import {a.name}': a candidate may subclass "
                                  "torch.autograd.Function, nothing else of torch.autograd", node)
+                    elif node.module == "typing" and a.name in TYPING_EVAL:
+                        self.add("forbidden-import", f"'from typing import {a.name}': it evaluates annotation text as "
+                                 "code; not allowed in a candidate", node)
                     elif node.module == "dataclasses" and a.name not in DATACLASS_NAMES:
                         self.add("forbidden-import", f"'from dataclasses import {a.name}': a candidate may use "
                                  f"dataclasses for configuration ({', '.join(sorted(DATACLASS_NAMES))})", node)
@@ -490,6 +505,13 @@ class _Checker:
                     if isinstance(item, ast.FunctionDef) and item.name in ("__torch_function__", "__torch_dispatch__",
                                                                          "__eq__", "__ne__", "__bool__"):
                         self.add("tensor-subclass", f"class {node.name} overrides {item.name}", item)
+                    elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in CONVERSION_DUNDERS:
+                        self.add("conversion-dunder", f"class {node.name} defines {item.name}: torch reads such an "
+                                 "object as numbers or a sequence (a tensor constructor) with its op log's key switched "
+                                 "off, so compute there is unseen; kernels take tensors and plain numbers", item)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in CONVERSION_DUNDERS:
+                self.add("conversion-dunder", f"the string '{node.value}' names a conversion method (a class built "
+                         "with type() or given one by name); not allowed in a candidate", node)
             elif isinstance(node, ast.Call):
                 name = self.aliases.resolve(_dotted(node.func))
                 if name.split(".")[-1] in ("register_forward_hook", "register_forward_pre_hook",
@@ -518,6 +540,8 @@ class _Checker:
             elif parts[1] == "Tensor" and len(parts) >= 3 and parts[2] not in ("__init__",):
                 self.add("forbidden-call", f"'{full}': reaching tensor methods through torch.Tensor "
                          "is not allowed", node)
+        elif len(parts) >= 2 and parts[0] == "typing" and parts[1] in TYPING_EVAL:
+            self.add("forbidden-call", f"'{full}' evaluates annotation text as code; not allowed in a candidate", node)
         elif len(parts) >= 2 and parts[0] == "triton":
             if parts[1] in TRITON_FORBIDDEN:
                 self.add("forbidden-call", f"'{full}' (Triton internals) is not allowed", node)

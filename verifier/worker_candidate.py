@@ -165,7 +165,8 @@ def _install_launch_recorder() -> None:
 # calling its __float__ / __index__ / __int__ / __complex__ with the Python dispatch key switched off: torch ops run in
 # such a method never reach the op log (only `lift_fresh` shows). Found by a red-team pass (2026-12-06): a dict
 # subclass whose __float__ computed ReLU into the output passed every check.
-_CONSTRUCTORS = (("torch", "tensor"), ("torch", "as_tensor"), ("torch", "asarray"), ("Tensor", "new_tensor"))
+_CONSTRUCTORS = (("torch", "tensor"), ("torch", "as_tensor"), ("torch", "asarray"), ("Tensor", "new_tensor"),
+                 ("Tensor", "new"))  # x.new(seq): the legacy constructor (torch.Tensor(seq): _check_legacy_new)
 _PLAIN_NUMBERS = (int, float, bool, complex, type(None))
 
 
@@ -208,6 +209,41 @@ def _check_constructor_data() -> None:
 
         functools.update_wrapper(wrapper, orig)
         setattr(owner, name, wrapper)
+    # torch.Tensor(seq) (or an alias of torch.Tensor): the class's own __new__, which subclasses made with
+    # _make_subclass (nn.Parameter) and as_subclass never call
+    orig_new = torch.Tensor.__new__
+
+    def tensor_new(cls, *args, **kwargs):
+        if S.active and not S.in_launch and args:
+            bad = _foreign_data(args[0])
+            if bad is not None and not isinstance(args[0], (int, torch.Size)):
+                S.ops.add(f"torch.Tensor of a {bad} object (Python code converting it to numbers runs unlogged)")
+        return orig_new(cls, *args, **kwargs)
+
+    torch.Tensor.__new__ = tensor_new
+
+
+def _guard_imports(module: str = "candidate") -> None:
+    """Imports made by the candidate's code (its module, and code evaluated in its globals: string annotations that
+    typing.get_type_hints runs, say) are limited to the modules the static rules allow: with those rules bypassed, a
+    candidate reached ctypes and numpy and computed on a tensor's memory unlogged (a red-team pass, 2026-12-06)."""
+    import builtins
+
+    from .static_check import ALLOWED_IMPORTS
+
+    allowed = {m.split(".")[0] for m in ALLOWED_IMPORTS}
+    real = builtins.__import__
+
+    def guarded(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and name.split(".")[0] not in allowed:
+            # whose import: the globals an import statement passes, or (`__import__('x')` called as a function, in
+            # code eval'd in the candidate's globals) the calling frame's
+            g = globals if isinstance(globals, dict) else sys._getframe(1).f_globals
+            if g.get("__name__") == module:
+                raise ImportError(f"import of '{name}' is not allowed in a candidate")
+        return real(name, globals, locals, fromlist, level)
+
+    builtins.__import__ = guarded
 
 
 def _log_interpreter_text() -> None:
@@ -639,6 +675,8 @@ def main(job_path: str) -> int:
     result = {"trials": [], "error": None, "state_changed": [], "state_values": {}}
     _install_launch_recorder()
     _check_constructor_data()
+    if job.get("guard_imports", True):
+        _guard_imports()
     if device == "cpu":
         _untimed_autotune()
         _interpreter_globals_apart()
