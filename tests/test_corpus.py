@@ -168,3 +168,13 @@ def test_red_team_cheats_of_2026_12_06_are_refused_at_runtime_too(name, rule):
     src = (CORPUS / "problems" / f"{header(path, 'problem')}.py").read_text()
     v = verify_batch(src, [path.read_text()], static_checks=False, values=False, perturb=0, ordered=False)[0]
     assert not v.ok and rule in v.rules, v.summary()
+
+
+def test_an_output_container_that_computes_in_iter_is_refused_at_runtime_too():
+    """relu__lazy_list_iter.py's list subclass runs torch.relu in __iter__ when the worker reads the outputs; the static
+    rules refuse a class defining __iter__ (conversion-dunder), and with them off the worker takes outputs only as
+    plain containers by exact type."""
+    path = CORPUS / "cheats" / "relu__lazy_list_iter.py"
+    v = verify_batch((CORPUS / "problems" / "relu.py").read_text(), [path.read_text()], static_checks=False,
+                     values=False, perturb=0, ordered=False)[0]
+    assert not v.ok and v.stage == "correctness" and "output-type" in v.rules, v.summary()

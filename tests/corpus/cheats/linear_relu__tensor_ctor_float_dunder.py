@@ -1,8 +1,8 @@
 # problem: linear_relu
-# expect: launch runtime-torch-compute
+# expect: static conversion-dunder
 # note: torch.tensor([obj], dtype=...) runs obj.__float__ with the Python dispatch key excluded; inside it the
 # note: nn.Linear submodule and F.relu (handed over as dict values, called by subscript) run unseen by the op log
-# note: found by a red-team pass that the verifier accepted it; caught by the worker's tensor-constructor check (data that is not plain numbers)
+# note: found by a red-team pass that the verifier accepted it; refused statically (a class defining __float__) and, with the static rules off, by the worker's tensor-constructor check (data that is not plain numbers)
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
 # problem: relu
-# expect: correctness output-type
+# expect: static conversion-dunder
 # note: forward returns a list subclass whose __iter__ runs torch.relu when the worker converts the outputs, after forward, outside the op log
+# note: refused statically since 2026-12-06 (a class defining __iter__); tests/test_corpus.py runs it with the static rules off: the worker's output check refuses it (correctness output-type)
 import torch
 import torch.nn as nn
 import triton

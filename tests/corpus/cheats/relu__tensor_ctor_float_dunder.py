@@ -1,8 +1,8 @@
 # problem: relu
-# expect: launch runtime-torch-compute
+# expect: static conversion-dunder
 # note: torch.tensor([obj], dtype=...) calls obj.__float__ with the Python dispatch key excluded (tensor_new.cpp):
 # note: torch ops run inside __float__ are invisible to TorchDispatchMode; the kernel only copies y onto itself
-# note: found by a red-team pass that the verifier accepted it; caught by the worker's tensor-constructor check (data that is not plain numbers)
+# note: found by a red-team pass that the verifier accepted it; refused statically (a class defining __float__) and, with the static rules off, by the worker's tensor-constructor check (data that is not plain numbers)
 import torch
 import torch.nn as nn
 import triton

@@ -1,9 +1,9 @@
 # problem: row_softmax
-# expect: launch runtime-torch-compute
+# expect: static conversion-dunder
 # note: torch.as_tensor([obj], dtype=...) calls obj.__float__ with the Python dispatch key excluded; a class defined
 # note: inside forward (closure over locals, no self.<attr> store) computes softmax with operators there (exp as
 # note: e ** x, row sums via Tensor.sum_to_size), unseen by the op log.
-# note: found by a red-team pass that the verifier accepted it; caught by the worker's tensor-constructor check (data that is not plain numbers)
+# note: found by a red-team pass that the verifier accepted it; refused statically (a class defining __float__) and, with the static rules off, by the worker's tensor-constructor check (data that is not plain numbers)
 import torch
 import torch.nn as nn
 import triton
