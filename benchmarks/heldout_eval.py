@@ -78,14 +78,14 @@ def main() -> int:
     items = list(enumerate(chosen))  # the index picks a problem's sample seeds, as in training.rl.evaluate_heldout
     step = a.rows_per_pass if a.rows_per_pass > 0 else max(1, len(items))
     samples: list[dict] = []
-    res: dict = {"problems": 0, "samples": 0, "correct_rate": None, "model": a.model, "prompt": form, "seconds": 0.0,
-                 "n": a.n, "seed": a.seed, "split": a.split}
+    about = dict(model=a.model, prompt=form, n=a.n, seed=a.seed, split=a.split)
+    res: dict = {"problems": 0, "samples": 0, "correct_rate": None, **about, "seconds": 0.0}
     for lo in range(0, len(items), step):
         samples += _heldout_samples(model, tok, items[lo:lo + step], cfg, a.n, a.max_new_tokens, a.temperature,
                                     a.jobs, a.seed, a.chunk, form)
         done = min(lo + step, len(items))
         res = summarize_heldout(done, samples)
-        res.update(model=a.model, prompt=form, seconds=round(time.time() - t0, 1), n=a.n, seed=a.seed, split=a.split)
+        res.update(**about, seconds=round(time.time() - t0, 1))
         if done < len(items):
             res["partial"] = f"{done} of {len(items)} problems"
             print(f"heldout_eval: {res['partial']} ({res['seconds']} s), correct rate {res['correct_rate']:.3f}",

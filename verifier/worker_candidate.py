@@ -99,8 +99,9 @@ def _python_callables(args, kwargs, defaults=()) -> list[str]:
             continue
         if t not in _DATA_TYPES and not _library_object(t, _LIBRARIES):
             # builtins other than plain data and the containers above (a property's fget, a staticmethod) are not
-            # kernel arguments either, nor is an object of the candidate's own type (a float subclass, a class with __mul__, a tensor subclass passed
-            # as a constexpr): kernel code such as `OP * x` would run its methods on the interpreter's values
+            # kernel arguments either, nor is an object of the candidate's own type (a float subclass, a class with
+            # __mul__, a tensor subclass passed as a constexpr): kernel code such as `OP * x` would run its methods on
+            # the interpreter's values
             out.append(f"object of type {t.__name__}")
             continue
         if callable(a) and not issubclass(t, torch.Tensor) and not _library_object(t, ("triton",)):
@@ -165,21 +166,25 @@ def _install_launch_recorder() -> None:
 # calling its __float__ / __index__ / __int__ / __complex__ with the Python dispatch key switched off: torch ops run in
 # such a method never reach the op log (only `lift_fresh` shows). Found by a red-team pass (2026-12-06): a dict
 # subclass whose __float__ computed ReLU into the output passed every check.
-_CONSTRUCTORS = (("torch", "tensor"), ("torch", "as_tensor"), ("torch", "asarray"), ("Tensor", "new_tensor"),
-                 ("Tensor", "new"))  # x.new(seq): the legacy constructor (torch.Tensor(seq): _check_legacy_new)
+# (owner, name, index of the data among the positional arguments, name in the log). torch.Tensor(seq) (or an alias of
+# it) goes through the class's own __new__, which nn.Parameter (_make_subclass) and as_subclass never call.
+_CONSTRUCTORS = (("torch", "tensor", 0, "torch.tensor"), ("torch", "as_tensor", 0, "torch.as_tensor"),
+                 ("torch", "asarray", 0, "torch.asarray"), ("Tensor", "new_tensor", 1, "Tensor.new_tensor"),
+                 ("Tensor", "new", 1, "Tensor.new"), ("Tensor", "__new__", 1, "torch.Tensor"))
 _PLAIN_NUMBERS = (int, float, bool, complex, type(None))
 
 
 def _foreign_data(data) -> str | None:
-    """The type of the first element of a tensor constructor's data that is neither a plain number, a list or tuple
-    of them, nor a plain tensor (whose values torch copies without running Python), or None."""
+    """The type of the first element of a tensor constructor's data that is neither a plain number, a list, tuple or
+    torch.Size of them (sizes, for the legacy constructors), nor a plain tensor (whose values torch copies without
+    running Python), or None."""
     todo = [data]
     while todo:
         a = todo.pop()
         t = type(a)
         if t in _PLAIN_NUMBERS or t is torch.Tensor or t is torch.nn.Parameter:
             continue
-        if t in (list, tuple):
+        if t in (list, tuple, torch.Size):
             todo += a
             continue
         return t.__name__
@@ -192,35 +197,21 @@ def _check_constructor_data() -> None:
     if getattr(_check_constructor_data, "done", False):
         return
     _check_constructor_data.done = True
-    for owner_name, name in _CONSTRUCTORS:
+    for owner_name, name, at, label in _CONSTRUCTORS:
         owner = torch if owner_name == "torch" else torch.Tensor
         orig = getattr(owner, name, None)
         if orig is None:
             continue
 
-        def wrapper(*args, _orig=orig, _name=f"{owner_name}.{name}", **kwargs):
+        def wrapper(*args, _orig=orig, _at=at, _label=label, **kwargs):
             if S.active and not S.in_launch:  # a launch's own conversions are Triton's
-                data = args[1] if _name.startswith("Tensor.") and len(args) > 1 else (
-                    args[0] if args and not _name.startswith("Tensor.") else kwargs.get("data", kwargs.get("obj")))
-                bad = _foreign_data(data)
+                bad = _foreign_data(args[_at] if len(args) > _at else kwargs.get("data", kwargs.get("obj")))
                 if bad is not None:
-                    S.ops.add(f"{_name} of a {bad} object (Python code converting it to numbers runs unlogged)")
+                    S.ops.add(f"{_label} of a {bad} object (Python code converting it to numbers runs unlogged)")
             return _orig(*args, **kwargs)
 
         functools.update_wrapper(wrapper, orig)
         setattr(owner, name, wrapper)
-    # torch.Tensor(seq) (or an alias of torch.Tensor): the class's own __new__, which subclasses made with
-    # _make_subclass (nn.Parameter) and as_subclass never call
-    orig_new = torch.Tensor.__new__
-
-    def tensor_new(cls, *args, **kwargs):
-        if S.active and not S.in_launch and args:
-            bad = _foreign_data(args[0])
-            if bad is not None and not isinstance(args[0], (int, torch.Size)):
-                S.ops.add(f"torch.Tensor of a {bad} object (Python code converting it to numbers runs unlogged)")
-        return orig_new(cls, *args, **kwargs)
-
-    torch.Tensor.__new__ = tensor_new
 
 
 def _guard_imports(module: str = "candidate") -> None:
@@ -753,18 +744,18 @@ def main(job_path: str) -> int:
                 out = args = originals = None
         t_checks = _clock()
         try:
-            now = kept_tensors(model, vars(cand))
-            changed = changed_tensors(kept, now)
+            kept_now = kept_tensors(model, vars(cand))
+            changed = changed_tensors(kept, kept_now)
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in changed]
             # their values, for a reference that keeps state too (running statistics): the supervisor compares
-            result["state_values"][cfg["label"]] = {n: _plain_tensor(now[n]) for n in changed if n in now}
+            result["state_values"][cfg["label"]] = {n: _plain_tensor(kept_now[n]) for n in changed if n in kept_now}
             gc.collect()  # cyclic garbage of the trials is not state
-            now = _held_tensors(kept_tensors(model, vars(cand)), kept, held_snap, result["trials"])
+            now = _held_tensors(kept_now, kept, held_snap, result["trials"])
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in _held_changes(held, held_snap, now)]
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in python_state_changes(
                 py_state, python_state([model, vars(cand)]))]
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in versions_moved(versions)]
-            held = held_snap = now = py_state = versions = None
+            held = held_snap = now = kept_now = py_state = versions = None
         except BaseException as e:
             result["state_changed"].append(f"{cfg['label']}: unreadable ({type(e).__name__})")
         clock["state_checks"] += _clock() - t_checks

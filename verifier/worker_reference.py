@@ -230,20 +230,17 @@ def _ordered(xs: list, descending: bool) -> list:
     return out
 
 
-STRESS_SCALE, ARG_FACTOR, VALUE_VARIANTS = P.STRESS_SCALE, P.ARG_FACTOR, P.VALUE_VARIANTS
-
-
 def _stressed(xs: list, how: str) -> list:
-    """Floating inputs scaled by STRESS_SCALE ("scaled": logits past exp's range, activations a GELU meets in a large
-    model) or set to zero ("zeros": a row whose variance is 0, ties everywhere). randn never gets there, and a kernel
-    that is only right there (a softmax without its max subtracted, a norm without its eps, an argmax that keeps the
-    last of equal values) is wrong on inputs a user passes."""
+    """Floating inputs scaled by problem.STRESS_SCALE ("scaled": logits past exp's range, activations a GELU meets in
+    a large model) or set to zero ("zeros": a row whose variance is 0, ties everywhere). randn never gets there, and a
+    kernel that is only right there (a softmax without its max subtracted, a norm without its eps, an argmax that
+    keeps the last of equal values) is wrong on inputs a user passes."""
     import torch
 
     out = []
     for x in xs:
         if isinstance(x, torch.Tensor) and x.is_floating_point():
-            x = x * STRESS_SCALE if how == "scaled" else torch.zeros_like(x)
+            x = x * P.STRESS_SCALE if how == "scaled" else torch.zeros_like(x)
         out.append(x)
     return out
 
@@ -253,11 +250,11 @@ class NothingToVary(Exception):
 
 
 def _varied(x, counter: list):
-    """`x` with every Python float (in lists, tuples and dicts too) times ARG_FACTOR; counter[0] counts them. Ints
-    are left alone (sizes, dims, counts: structural), and so are bools and tensors."""
+    """`x` with every Python float (in lists, tuples and dicts too) times problem.ARG_FACTOR; counter[0] counts them.
+    Ints are left alone (sizes, dims, counts: structural), and so are bools and tensors."""
     if isinstance(x, float):
         counter[0] += 1
-        return x * ARG_FACTOR
+        return x * P.ARG_FACTOR
     if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
         return type(x)(_varied(v, counter) for v in x)
     if isinstance(x, dict):
@@ -311,6 +308,7 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
     trials = []
     mutated: list[int] = []
     state: dict = {}
+    state_names: list[str] | None = None
     for t in range(n_trials):
         # inputs from their own seed, which never leaves this sandbox: the candidate is constructed under `seed`
         # (for the same weights), so inputs drawn from seeds derived from it could be predicted in __init__
@@ -338,10 +336,13 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
         trials.append((inputs, out, given))
         if t + 1 == (state_at or n_trials):  # the tensors it keeps that forward changed, as the candidate's must be
             now = kept_tensors(model)       # after as many calls (the base variant's timed sets come later)
-            state = {k: _cpu(now[k], copy=True) for k in changed_tensors(kept, now) if k in now}
+            state_names = changed_tensors(kept, now)
+            state = {k: _cpu(now[k], copy=True) for k in state_names if k in now}
     if base:
         _check_python_numbers([o for _, o, _ in trials])
-    changed = (changed_tensors(kept, kept_tensors(model)) + versions_moved(versions)
+    if state_names is None or (state_at or n_trials) != n_trials:  # trials after the snapshot: diff again
+        state_names = changed_tensors(kept, kept_tensors(model))
+    changed = (state_names + versions_moved(versions)
                + python_state_changes(py_state, python_state([model]), strict=False))
     return mod, init, model, trials, changed, mutated, state
 
@@ -470,7 +471,7 @@ def main(job_path: str) -> int:
         if job.get("ordered"):  # at the CPU sizes on a GPU too: ends are ends at any size, and it stays cheap
             configs.append(("ordered", small, 2))
         if job.get("values"):  # other values at the same small sizes: one trial each
-            configs += [(label, small, 1) for label in VALUE_VARIANTS]
+            configs += [(label, small, 1) for label in P.VALUE_VARIANTS]
     except Exception as e:  # the problem itself does not load: a usage error, not a verdict
         write_json("error.json", error_info("problem", e))
         return 0
@@ -486,7 +487,7 @@ def main(job_path: str) -> int:
         run = functools.partial(_run_config, device=device, seed=cseed, n_trials=n, name=f"ref_{label}",
                                 input_seed=input_base + 1000 * i, base=label == "base",
                                 perturb=label.startswith("odd"), signed=label == "odd2", ordered=label == "ordered",
-                                values=label if label in VALUE_VARIANTS else None,
+                                values=label if label in P.VALUE_VARIANTS else None,
                                 state_at=job["trials"] if label == "base" else None)
         note = None
         try:
@@ -494,8 +495,8 @@ def main(job_path: str) -> int:
         except NothingToVary:
             continue
         except Exception as e:
-            if label in VALUE_VARIANTS:  # values outside the problem's domain (a probability times 32): not a test
-                skipped.append({"label": label, "kind": "values", "constants": vals, "why": f"{VALUE_VARIANTS[label]} "
+            if label in P.VALUE_VARIANTS:  # values outside the problem's domain (a probability times 32): not a test
+                skipped.append({"label": label, "kind": "values", "constants": vals, "why": f"{P.VALUE_VARIANTS[label]} "
                                 f"break the reference ({type(e).__name__}: {str(e)[:200]})"})
                 continue
             if label == "base":
@@ -528,14 +529,12 @@ def main(job_path: str) -> int:
                 skipped.append({"label": label, "constants": vals, "why": tried[0] + (
                     f" (and at {len(tried) - 1} other sizes tried)" if len(tried) > 1 else ""), "tried": tried[1:]})
                 continue
-        if label in VALUE_VARIANTS and not all(_finite(o) for _, o, _ in trials):
-            skipped.append({"label": label, "kind": "values", "constants": vals, "why": f"{VALUE_VARIANTS[label]} give "
-                            "the reference non-finite outputs (outside the problem's domain)"})
-            continue
-        if label == "ordered" and not all(_finite(o) for _, o, _ in trials):
-            # sorted inputs leave the problem's domain (e.g. a log of a sorted difference): not a test
-            skipped.append({"label": label, "constants": vals, "why": "inputs sorted along every axis give the "
-                            "reference non-finite outputs (outside the problem's domain)"})
+        if (label == "ordered" or label in P.VALUE_VARIANTS) and not all(_finite(o) for _, o, _ in trials):
+            # values outside the problem's domain (a log of a sorted difference, of zeros): not a test
+            what = P.VALUE_VARIANTS.get(label, "inputs sorted along every axis")
+            skipped.append({"label": label, **({"kind": "values"} if label in P.VALUE_VARIANTS else {}),
+                            "constants": vals, "why": f"{what} give the reference non-finite outputs (outside the "
+                            "problem's domain)"})
             continue
         cand_side.append({"label": label, "seed": cseed, "init": _cpu(init[0]), "init_kwargs": _cpu(init[1]),
                           "perturb": label.startswith("odd"),
