@@ -20,7 +20,7 @@
 #          none, the time limit decides), so separate calls per reward can train the same number of steps
 #   HELDOUT held-out problems (default 16), EVAL_N samples each (default 4), EVAL_CHUNK rows per generate call
 #          (default 64), LR learning rate (default 3e-5: 1e-4 broke the shipped model's held-out rate in 10 steps,
-#          benchmarks/results/rl_lr1e-4_h100_20261206), TEMP rollout temperature (default 1.0; the held-out
+#          benchmarks/results/rl_lr1e-4_h100_20261206; 5e-5 lowered it in 16, rl_lr5e-5_h100_20261206), TEMP rollout temperature (default 1.0; the held-out
 #          evaluations sample at 1.0 whatever it is), MIN_P rollout min_p (default none: e.g. 0.05 with TEMP 1.2 cuts the
 #          unparseable tail T 1.3 sampled, benchmarks/results/rl_medium2_h100_20261205)
 #   PACK   whose finals come back (default: every run's; at most one fits: the device tool returns 8 files, 64 MiB

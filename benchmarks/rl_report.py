@@ -59,7 +59,8 @@ def plot(runs: list[Path], path: Path) -> Path | None:
     for run in runs:
         hist = history(run)
         for ax, (key, label) in zip(axes.flat, curves):
-            pts = [(h["step"], float(h[key])) for h in hist if key in h and "step" in h]
+            # a metric can be logged as None (e.g. a speedup over no correct completion): no point there
+            pts = [(h["step"], float(h[key])) for h in hist if h.get(key) is not None and "step" in h]
             if pts:
                 ax.plot(*zip(*pts), marker="o", ms=3, label=run.name)
             ax.set_title(label, fontsize=10)

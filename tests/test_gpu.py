@@ -5,6 +5,7 @@ import pytest
 
 from conftest import CORPUS, ROOT
 from verifier import verify, verify_batch
+from verifier.static_check import check_candidate
 
 pytestmark = pytest.mark.gpu
 
@@ -106,7 +107,11 @@ def test_timing_cheats_fail_on_gpu():
     relu = (CORPUS / "problems" / "relu.py").read_text()
     cheats = sorted((CORPUS / "timing_cheats").glob("relu__*.py"))
     honest = (CORPUS / "honest" / "relu__helper_launcher.py").read_text()
-    vs = verify_batch(relu, [honest] + [p.read_text() for p in cheats], device="cuda")
+    # They read `._version`, refused statically since round 5: with the static rules off (the honest one passes
+    # them anyway), the timing phase's own checks must catch them, as tests/test_timing_phase.py does on the CPU.
+    # On an H100 (2026-12-06) this test without static_checks=False failed on the static verdict, as it should.
+    assert all("reflection" in {f.rule for f in check_candidate(p.read_text(), relu)} for p in cheats)
+    vs = verify_batch(relu, [honest] + [p.read_text() for p in cheats], device="cuda", static_checks=False)
     assert vs[0].ok and vs[0].speedup > 0, vs[0].summary()
     for p, v in zip(cheats, vs[1:]):
         stage, rule = header(p, "expect").split()

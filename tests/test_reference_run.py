@@ -43,6 +43,17 @@ def test_a_broken_problem_fails_where_the_batch_would_have_failed():
     run.close()
 
 
+@pytest.mark.parametrize("leave", ["sys.exit(3)", "raise SystemExit(3)", "os._exit(3)"])
+def test_a_reference_that_exits_is_reported_with_its_exit_code_not_as_timed_out(leave):
+    """A reference worker that ends itself closes its end of the pipe while it is still exiting: the verifier used to
+    kill it there and report "timed out: did not finish its trials within 90 s" (seen on the GPU for references that
+    had failed in seconds, their traceback lost)."""
+    dies = PROBLEM + f"\nimport os, sys\nsys.stderr.write('THE-CAUSE\\n')\n{leave}\n"
+    with pytest.raises(ProblemError) as e:
+        verify_batch(dies, [HONEST], CFG)
+    assert "exited with 3" in str(e.value) and "THE-CAUSE" in str(e.value) and "timed out" not in str(e.value)
+
+
 def test_closing_a_run_still_in_progress_frees_its_sandbox_when_it_ends():
     import time
 

@@ -146,6 +146,21 @@ def test_verifier_reward_scores_real_candidates():
     assert vr.correct(None, [good], [[0]], [other]) == [1.0] and vr.stats["verified"] == 1
     # a problem the verifier cannot even load: unscorable (None), not a zero reward, never an exception
     assert vr.correct(None, [good], [[0]], ["this is not python ("]) == [None]
+    # a reference worker that dies: its message keeps the traceback's end, where the cause is (the rollout log cut
+    # these at 300 characters, which left only "Traceback ... File worker_reference.py")
+    dies = s["problem"] + "\nimport sys\nsys.stderr.write('frame\\n' * 400 + 'THE-CAUSE\\n')\nsys.exit(3)\n"
+    assert vr.correct(None, [good], [[0]], [dies]) == [None]
+    why = vr.last["results"][0]["verdict"]["reasons"][0]["message"]
+    assert why.startswith("the reference worker exited with 3") and why.endswith("THE-CAUSE") and len(why) < 1600
+
+
+def test_clip_keeps_both_ends():
+    from training.rl import clip
+
+    assert clip("short") == "short"
+    text = "head " + "x" * 5000 + " tail"
+    c = clip(text, head=10, tail=20)
+    assert c.startswith("head xxxxx") and c.endswith("xxxxxxxxxxxxxxx tail") and " ... " in c and len(c) == 35
 
 
 # ---------------------------------------------------------------- the trainer subclass

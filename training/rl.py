@@ -148,6 +148,13 @@ def unscored_if_inconclusive(verdict: dict) -> dict:
     return verdict
 
 
+def clip(text: str, head: int = 300, tail: int = 1200) -> str:
+    """A verifier message short enough for a rollout log, keeping both ends: a reference worker's failure is
+    "the reference worker exited with 1: Traceback ..." whose cause is in the traceback's last lines (cutting at
+    300 characters kept only its first frame)."""
+    return text if len(text) <= head + tail + 5 else f"{text[:head]} ... {text[-tail:]}"
+
+
 class VerifierReward:
     """TRL reward functions backed by the verifier: `correct` verifies the batch (grouped by problem,
     problems in parallel, candidates of a problem in parallel sandboxes); `speedup` reuses those
@@ -195,7 +202,7 @@ class VerifierReward:
                 vs = [v.to_dict() for v in verify_batch(src, list(todo.values()), self.cfg, max_parallel=per_problem)]
             except Exception as e:  # a broken prompt or a verifier fault: unscorable, never fatal
                 vs = [{"ok": None, "stage": "verifier-error", "reasons": [{"rule": type(e).__name__,
-                                                                           "message": str(e)[:300]}]}] * len(todo)
+                                                                           "message": clip(str(e))}]}] * len(todo)
             return list(todo), [unscored_if_inconclusive(v) for v in vs]
 
         fresh: dict[str, dict] = {}
@@ -262,9 +269,24 @@ def _make_trainer_class():
             return out
 
         def _calculate_rewards(self, inputs, prompts_, completions, completion_ids_list):
+            self._release_gpu_memory()
             r = super()._calculate_rewards(inputs, prompts_, completions, completion_ids_list)
             self._hrd_rewards = r  # (N over all processes, 2): R_correct, R_speedup
             return r
+
+        def _release_gpu_memory(self):
+            """Hand the allocator's cached blocks back to the driver before the verifier's sandboxes and reference
+            workers run on the same GPU. The last step's backward over a whole batch (32 x ~1.7k tokens) leaves
+            gigabytes cached; with two trainers side by side the references then hit CUDA out-of-memory with 21 MiB
+            of 79 GiB free (2026-12-06, benchmarks/results/rl_lr5e-5_h100_20261206). Logs this trainer's peak
+            reserved memory over the step and the device's free memory after the release, so a run shows it."""
+            if not torch.cuda.is_available() or self.accelerator.device.type != "cuda":
+                return
+            m = self._metrics["train" if self.model.training else "eval"]
+            m["hrd/gpu_peak_reserved_gb"].append(torch.cuda.max_memory_reserved() / 2**30)
+            torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats()
+            m["hrd/gpu_free_gb"].append(torch.cuda.mem_get_info()[0] / 2**30)
 
         def _generate_and_score_completions(self, inputs):
             out = super()._generate_and_score_completions(inputs)
@@ -306,8 +328,9 @@ def _make_trainer_class():
             plan, code = roles == hrd.PLAN, roles == hrd.CODE
             m = self._metrics[mode]
             valid = ~torch.isnan(r[:, 0])
-            m["hrd/correct_rate"].append(r[valid, 0].mean().item() if valid.any() else 0.0)
-            m["hrd/speedup_reward"].append(r[valid, 1].mean().item() if valid.any() else 0.0)
+            if valid.any():  # a step whose every rollout went unscored (verifier faults) has no rate, not 0
+                m["hrd/correct_rate"].append(r[valid, 0].mean().item())
+                m["hrd/speedup_reward"].append(r[valid, 1].mean().item())
             m["hrd/plan_advantage"].append(adv[plan].abs().mean().item() if plan.any() else 0.0)
             m["hrd/code_advantage"].append(adv[code].abs().mean().item() if code.any() else 0.0)
             m["hrd/plan_token_frac"].append(plan.sum().item() / max(1, (plan | code).sum().item()))
@@ -327,7 +350,7 @@ def _make_trainer_class():
                         "ok": v.get("ok"), "stage": v.get("stage"), "parse": res["parse"],
                         "rules": [x.get("rule") for x in v.get("reasons", [])][:3],
                         # the first reason's text: a verifier fault (ok None) is otherwise unexplained in the log
-                        "why": next((str(x.get("message", ""))[:300] for x in v.get("reasons", [])), None),
+                        "why": next((clip(str(x.get("message", ""))) for x in v.get("reasons", [])), None),
                         "speedup": v.get("speedup"),
                         "verify_s": v.get("elapsed_s"), "phases_s": v.get("phases_s"),
                         "r_correct": hrd.rewards(res["verdict"])[0], "r_speedup": hrd.rewards(res["verdict"])[1],

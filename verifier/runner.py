@@ -222,13 +222,14 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     w = _worker("reference", cfg)
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})
+        t_job = time.monotonic()
         msg = w.wait_message(cfg.timeout_s)
     if msg == b"R":  # eager baseline: its outputs are written and it is ready to time the baseline now
         with _gpu_lock():
             w.send(b"G")
             res = w.finish(cfg.timeout_s)
     else:  # O (lazy): outputs written, the worker waits to time the baseline; else it ended (or hangs: killed)
-        res = None if msg == b"O" else w.finish(0 if msg is None and w.alive() else cfg.timeout_s)
+        res = None if msg == b"O" else w.finish(_time_left(t_job, cfg) if msg is None else cfg.timeout_s)
     d = w.work
     ref = Reference(w, [], [], {}, key=key)
     if (d / "error.json").exists():
@@ -397,6 +398,18 @@ def _sandbox_failure(v: Verdict, res: sandbox.SandboxResult) -> None:
         v.fail("sandbox", "exit", f"candidate process exited with code {res.returncode}: {last}")
     else:
         v.fail("sandbox", "no-result", "candidate process ended without a result (did it exit early?)")
+
+
+EXIT_GRACE_S = 10.0  # a worker that has closed its end may still be exiting (torch and CUDA teardown)
+
+
+def _time_left(t_job: float, cfg: VerifyConfig) -> float:
+    """How long to wait for a worker that sent no message: the rest of its job's time, and at least EXIT_GRACE_S.
+    A worker whose job raised (SystemExit, an error outside the worker's own handler) closes its end while it is
+    still tearing down; killing it there at once reported "timed out: did not finish its trials within 180 s" for
+    references that had failed in seconds (their traceback lost). One that ran out its time is killed after the grace
+    (it used to get a second full timeout)."""
+    return max(EXIT_GRACE_S, cfg.timeout_s - (time.monotonic() - t_job))
 
 
 def _reference_failure(res: sandbox.SandboxResult, cfg: VerifyConfig) -> str:
@@ -665,7 +678,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
                    inbox={"for_candidate.pt": ref.worker.work / "for_candidate.pt"})
         msg = w.wait_message(cfg.timeout_s) if timed else None
         ready = msg == b"R"
-        res = None if ready else w.finish(cfg.timeout_s)
+        res = None if ready else w.finish(_time_left(t1, cfg) if timed else cfg.timeout_s)
     v.phases_s = {"lock": round(lock_s, 3), "correctness": round(time.monotonic() - t1, 3)}
     result = None
     # the evidence counts only as the worker left it: said R (correctness written, waiting, no candidate code running)
