@@ -216,6 +216,18 @@ def test_hrd_trainer_hands_per_token_advantages_to_the_loss(tiny_ckpt, tokenizer
     assert torch.isfinite(loss)
     loss.backward()
     assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in trainer.model.parameters())
+    full = [p.grad.clone() for p in trainer.model.parameters() if p.grad is not None]
+
+    # TRL's entropy token selection (config top_entropy_quantile) on per-token advantages: a smaller gradient, not 0
+    trainer.model.zero_grad()
+    trainer.top_entropy_quantile = 0.2
+    out = trainer._generate_and_score_completions(inputs)
+    loss = trainer.compute_loss(trainer.model, out)
+    assert torch.isfinite(loss)
+    loss.backward()
+    kept = [p.grad for p in trainer.model.parameters() if p.grad is not None]
+    assert 0 < sum(g.abs().sum() for g in kept) < sum(g.abs().sum() for g in full)
+    trainer.top_entropy_quantile = 1.0
 
     # the uniform baseline: one advantage for every completion token
     trainer.reward_mode = "uniform"

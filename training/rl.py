@@ -632,6 +632,9 @@ def main(argv: list[str] | None = None) -> int:
         **grpo_sampling(cfg), logging_steps=1, save_steps=cfg["save_steps"], save_total_limit=2,
         report_to=["tensorboard"], seed=args.seed, use_cpu=not gpu, bf16=bf16, tf32=True if gpu and not bf16 else None,
         scale_rewards="group",
+        # < 1: the loss only on the completion tokens of the highest entropy (TRL's "80/20" token selection); the
+        # rest, near-certain tokens of code syntax, get no policy gradient (default 1.0: every token)
+        top_entropy_quantile=cfg.get("top_entropy_quantile", 1.0),
         reward_weights=[1.0, args.alpha] if args.reward == "hrd" else [args.beta, 1 - args.beta],
         use_vllm=vllm_mode is not None, vllm_mode=vllm_mode or "colocate", log_completions=False,
         remove_unused_columns=False, dataloader_num_workers=0, lr_scheduler_type="constant_with_warmup",
