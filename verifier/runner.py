@@ -495,6 +495,9 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
             msg = "kernels launched only with empty grids" if mine else "no Triton kernel of the candidate launched"
             launch_fail = launch_fail or (rule, f"{where}: {msg} during forward")
             continue
+        if t.get("races"):  # CPU only: the interpreter ran the programs in order, a GPU would not
+            corr_fail = corr_fail or ("cross-program-race", f"{where}: {t['races'][0]}")
+            continue
         if t["mutated"]:
             also = sorted(set(t["mutated"]) & set(ref.inputs_mutated))
             hint = (f" (Model.forward changes input(s) {also} in place too, but a candidate must leave its inputs as "

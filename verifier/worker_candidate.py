@@ -23,7 +23,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import _interp_bf16, _interp_libdevice
+from . import _interp_bf16, _interp_libdevice, _interp_races
 from .compare import CONTAINERS, _plain_dict
 from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters,
                            python_state, python_state_changes, seed_all, serve, snapshot, tensor_versions, to_device,
@@ -674,6 +674,7 @@ def main(job_path: str) -> int:
         _log_interpreter_text()
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
         _interp_libdevice.install()  # libdevice.erf / tanh / … in numpy (the interpreter's are stubs)
+        _interp_races.install()  # a kernel right only because the interpreter runs its programs in order
         _cuda_guards_without_a_gpu()
     oplog = _OpLog()
     t0 = _clock()
@@ -721,6 +722,7 @@ def main(job_path: str) -> int:
                 originals = to_device(inputs, device)
                 args = [x.clone() if isinstance(x, torch.Tensor) else x for x in originals]
                 S.launches, S.ops = [], set()
+                _interp_races.findings.clear()
                 rec = {"label": cfg["label"], "trial": t}
                 t1 = _clock()
                 grad_ctx = _no_grad() if t % 2 == 0 else _enable_grad()  # behaviour must not depend on grad mode
@@ -736,6 +738,7 @@ def main(job_path: str) -> int:
                 clock["trials"] += rec["s"]
                 rec["launches"] = list(S.launches)
                 rec["ops"] = sorted(S.ops)
+                rec["races"] = _interp_races.findings[:3]
                 rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))
                                   if isinstance(o, torch.Tensor) and not (a.shape == o.shape and _equal(a, o))]
                 result["trials"].append(rec)
