@@ -95,7 +95,9 @@ def summarize(run: Path) -> dict:
     """One row of numbers for a run directory."""
     held = {r["tag"]: r for r in _jsonl(run / "heldout.jsonl")}
     hist = history(run)
-    steps = [h for h in hist if "hrd/correct_rate" in h]
+    # a training step's log entry (plan_token_frac is logged every step; the correct rate not on a step whose every
+    # rollout went unscored)
+    steps = [h for h in hist if "hrd/plan_token_frac" in h or "hrd/correct_rate" in h]
     roll = [r for r in _jsonl(run / "rollouts.jsonl") if r.get("mode") == "train"]
 
     def mean(key, rows=steps):
@@ -107,7 +109,8 @@ def summarize(run: Path) -> dict:
     before, after = held.get("before", {}), held.get("after", {})
     reward = (after or before).get("reward") or (run.name.split("_")[-1])
     times = [float(h["step_time"]) for h in steps if "step_time" in h]
-    signal = group_signal(roll)
+    scored = [r for r in roll if r.get("stage") != "verifier-error"]  # unscored rollouts form no group
+    signal = group_signal(scored)
     return {
         "run": run.name, "reward": reward, "steps": len(steps),
         "held-out correct before": fmt(before.get("correct_rate")),
@@ -123,7 +126,13 @@ def summarize(run: Path) -> dict:
                                          f"{sum(int(h.get('hrd/reused', 0)) for h in steps)}",
         "rollouts logged": str(len(roll)),
         "groups without correctness variance (all right / all wrong)": "{1} of {0} ({2} / {3})".format(*signal),
-        "duplicate completions within a group": f"{signal[4]} of {len(roll)}",
+        "duplicate completions within a group": f"{signal[4]} of {len(scored)}",
+        "rollouts unscored (verifier-error)": f"{sum(r.get('stage') == 'verifier-error' for r in roll)} of {len(roll)}",
+        # on a GPU (training.rl logs them since 2026-12-06): is the trainer starving the verifier of memory?
+        "trainer peak reserved GiB, max": fmt(max((float(h["hrd/gpu_peak_reserved_gb"]) for h in steps
+                                                   if h.get("hrd/gpu_peak_reserved_gb") is not None), default=None), 1),
+        "GPU free GiB when verifying, min": fmt(min((float(h["hrd/gpu_free_gb"]) for h in steps
+                                                     if h.get("hrd/gpu_free_gb") is not None), default=None), 1),
         "median step s": fmt(statistics.median(times) if times else None, 1),
         "median generate s": fmt(statistics.median([float(h["hrd/generate_s"]) for h in steps
                                                     if "hrd/generate_s" in h])

@@ -5,6 +5,8 @@
 # them. Run `restore` right after the call: until then git sees the paths as deleted.
 #   bash scripts/device_slim.sh hide training/default_model/model.safetensors   # SFT and RL from a new checkpoint
 #   bash scripts/device_slim.sh hide data                                       # RL from the shipped model
+#   bash scripts/device_slim.sh hide data/corpus.jsonl                          # tests/test_gpu.py (its RL test's
+#                                   fixture trains on data/corpus_tiny.jsonl: hiding all of data/ errored it, 2026-12-06)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 H=.scratch/device_hidden

@@ -434,7 +434,15 @@ def test_rl_report_counts_groups_that_teach_nothing_about_correctness(tmp_path):
         rows += [{"step": step, "pid": pid, "mode": "train", "r_correct": float(r), "completion": t}
                  for r, t in zip(rewards, texts)]
     rows.append({"step": 1, "pid": 0, "mode": "eval", "r_correct": 1.0, "completion": "held-out rows are not counted"})
+    rows += [{"step": 2, "pid": 3, "mode": "train", "r_correct": None, "stage": "verifier-error", "completion": t}
+             for t in "uv"]  # a step whose rollouts all went unscored: no group, no correct rate, still a step
     (tmp_path / "rollouts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    hist = [{"step": 1, "hrd/plan_token_frac": 0.1, "hrd/correct_rate": 0.5, "hrd/gpu_free_gb": 30.0,
+             "hrd/gpu_peak_reserved_gb": 40.0},
+            {"step": 2, "hrd/plan_token_frac": 0.1, "hrd/gpu_free_gb": 0.5, "hrd/gpu_peak_reserved_gb": 70.0}]
+    (tmp_path / "log_history.json").write_text(json.dumps(hist))
     row = rl_report.summarize(tmp_path)
     assert row["groups without correctness variance (all right / all wrong)"] == "3 of 5 (2 / 1)"
     assert row["duplicate completions within a group"] == "3 of 15"
+    assert row["steps"] == 2 and row["rollouts unscored (verifier-error)"] == "2 of 17"
+    assert row["trainer peak reserved GiB, max"] == "70.0" and row["GPU free GiB when verifying, min"] == "0.5"
