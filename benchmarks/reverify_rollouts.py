@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import argparse
 import collections
-import gzip
 import json
-import platform
 import sys
 import time
 from pathlib import Path
@@ -20,14 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def _rows(run: Path) -> list[dict]:
-    for name in ("rollouts.jsonl", "rollouts.jsonl.gz"):
-        p = run / name
-        if p.exists():
-            text = gzip.open(p, "rt").read() if name.endswith(".gz") else p.read_text()
-            return [json.loads(x) for x in text.splitlines() if x.strip()]
-    raise SystemExit(f"no rollouts.jsonl[.gz] in {run}")
+from machine import machine  # noqa: E402  (benchmarks/machine.py)
+from rl_report import read_jsonl  # noqa: E402  (a run's logs, gzipped or not)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,7 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     for run in args.runs:
         src = run / "prompts.jsonl" if (run / "prompts.jsonl").exists() else args.prompts
         problems.update({r["pid"]: r["problem"] for r in map(json.loads, src.read_text().splitlines())})
-        for r in _rows(run):
+        rows = read_jsonl(run / "rollouts.jsonl")
+        if not rows:
+            raise SystemExit(f"no rollouts.jsonl[.gz] in {run}")
+        for r in rows:
             if r.get("ok") and r.get("stage") == "done":
                 codes[r["pid"]].add(parse_response(r["completion"]).code)
     t0 = time.monotonic()
@@ -71,11 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "Command:",
         "",
-        "    python benchmarks/reverify_rollouts.py " + " ".join(str(r) for r in args.runs)
-        + f" --per-problem {args.per_problem} --device {args.device}" + (f" --out {args.out}" if args.out else ""),
+        "    python benchmarks/reverify_rollouts.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "",
-        f"Machine: {platform.machine()}, {platform.system()} {platform.release()}, Python {platform.python_version()}; "
-        f"{time.strftime('%Y-%m-%d')}; {time.monotonic() - t0:.0f} s.",
+        f"Machine: {machine()}; {time.strftime('%Y-%m-%d')}; {time.monotonic() - t0:.0f} s.",
         "",
         f"Distinct kernels the GPU verified: {n} over {len(codes)} problems (at most {args.per_problem} each); "
         f"**verified again: {agree}/{n}**; refused: {len(refused)}; problems whose reference failed here: "

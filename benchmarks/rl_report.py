@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 
-def _jsonl(path: Path) -> list[dict]:
+def read_jsonl(path: Path) -> list[dict]:
     """The rows of a JSONL file, or of its gzipped copy (how results/ keeps large rollout logs)."""
     gz = path.with_name(path.name + ".gz")
     if path.exists():
@@ -93,12 +93,12 @@ def group_signal(roll: list[dict]) -> tuple[int, int, int, int, int]:
 
 def summarize(run: Path) -> dict:
     """One row of numbers for a run directory."""
-    held = {r["tag"]: r for r in _jsonl(run / "heldout.jsonl")}
+    held = {r["tag"]: r for r in read_jsonl(run / "heldout.jsonl")}
     hist = history(run)
     # a training step's log entry (plan_token_frac is logged every step; the correct rate not on a step whose every
     # rollout went unscored)
     steps = [h for h in hist if "hrd/plan_token_frac" in h or "hrd/correct_rate" in h]
-    roll = [r for r in _jsonl(run / "rollouts.jsonl") if r.get("mode") == "train"]
+    roll = [r for r in read_jsonl(run / "rollouts.jsonl") if r.get("mode") == "train"]
 
     def mean(key, rows=steps):
         xs = [float(h[key]) for h in rows if h.get(key) is not None]
@@ -127,7 +127,7 @@ def summarize(run: Path) -> dict:
         "rollouts logged": str(len(roll)),
         "groups without correctness variance (all right / all wrong)": "{1} of {0} ({2} / {3})".format(*signal),
         "duplicate completions within a group": f"{signal[4]} of {len(scored)}",
-        "rollouts unscored (verifier-error)": f"{sum(r.get('stage') == 'verifier-error' for r in roll)} of {len(roll)}",
+        "rollouts unscored (verifier-error)": f"{len(roll) - len(scored)} of {len(roll)}",
         # on a GPU (training.rl logs them since 2026-12-06): is the trainer starving the verifier of memory?
         "trainer peak reserved GiB, max": fmt(max((float(h["hrd/gpu_peak_reserved_gb"]) for h in steps
                                                    if h.get("hrd/gpu_peak_reserved_gb") is not None), default=None), 1),

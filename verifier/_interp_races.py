@@ -46,10 +46,10 @@ class _Launch:
 _launch: _Launch | None = None
 
 
-def _addresses(ptrs, mask) -> np.ndarray:
+def _accessed(ptrs, mask) -> tuple[np.ndarray, np.ndarray]:
+    """(every address of the access, flat; which of them the mask lets through)."""
     a = np.asarray(ptrs.data).reshape(-1)
-    m = np.broadcast_to(np.asarray(mask.data, dtype=bool), np.shape(ptrs.data)).reshape(-1)
-    return a[m]
+    return a, np.broadcast_to(np.asarray(mask.data, dtype=bool), np.shape(ptrs.data)).reshape(-1)
 
 
 def _counted(n: int) -> bool:
@@ -66,7 +66,8 @@ def _counted(n: int) -> bool:
 
 
 def _on_load(ptrs, mask) -> None:
-    addrs = _addresses(ptrs, mask)
+    addrs, m = _accessed(ptrs, mask)
+    addrs = addrs[m]
     if not addrs.size or not _counted(addrs.size):
         return
     L, p = _launch, _launch.program
@@ -87,8 +88,8 @@ def _on_load(ptrs, mask) -> None:
 
 
 def _on_store(builder, load, ptrs, value, mask) -> None:
-    addrs = _addresses(ptrs, mask)
-    if not addrs.size or not _counted(addrs.size):
+    addrs, m = _accessed(ptrs, mask)
+    if not m.any() or not _counted(int(m.sum())):
         return
     L, p = _launch, _launch.program
     # what is there now, read with the interpreter's own load (not tracked): a store of the same value changes nothing
@@ -97,8 +98,7 @@ def _on_store(builder, load, ptrs, value, mask) -> None:
     same = old == new
     if np.issubdtype(old.dtype, np.floating):
         same |= np.isnan(old) & np.isnan(new)
-    m = np.broadcast_to(np.asarray(mask.data, dtype=bool), old.shape)
-    changed = np.asarray(ptrs.data)[m & ~same].reshape(-1).tolist()
+    changed = addrs[m & ~same.reshape(-1)].tolist()
     for a in changed:
         q = L.writer.get(a)
         if q is not None and q != p:
