@@ -229,6 +229,17 @@ def test_hrd_trainer_hands_per_token_advantages_to_the_loss(tiny_ckpt, tokenizer
     assert 0 < sum(g.abs().sum() for g in kept) < sum(g.abs().sum() for g in full)
     trainer.top_entropy_quantile = 1.0
 
+    # config negative_advantage_scale: the wrong samples' tokens weigh less, the right ones' are unchanged
+    trainer.negative_scale = 0.25
+    out = trainer._generate_and_score_completions(inputs)
+    for b in range(4):
+        m = out["completion_mask"][b] == 1
+        plan, code = roles[b] == hrd.PLAN, roles[b] == hrd.CODE
+        w = 1.0 if a[b] > 0 else 0.25
+        assert torch.allclose(out["advantages"][b][plan], w * 0.1 * a[b])
+        assert torch.allclose(out["advantages"][b][code], w * a[b])
+    trainer.negative_scale = 1.0
+
     # the uniform baseline: one advantage for every completion token
     trainer.reward_mode = "uniform"
     out = trainer._generate_and_score_completions(inputs)

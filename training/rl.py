@@ -251,8 +251,9 @@ def _make_trainer_class():
         """GRPOTrainer with per-token advantages: HRD (plan ← speedup, code ← correctness) or uniform."""
 
         def __init__(self, *args, verifier_reward: VerifierReward, reward_mode: str = "hrd", alpha: float = 0.1,
-                     beta_mix: float = 0.5, rollout_log: Path | None = None, **kw):
+                     beta_mix: float = 0.5, rollout_log: Path | None = None, negative_scale: float = 1.0, **kw):
             self.verifier_reward = verifier_reward
+            self.negative_scale = negative_scale  # hrd.scale_negative: < 1 weighs wrong samples' tokens less
             self.reward_mode, self.alpha, self.beta_mix = reward_mode, alpha, beta_mix
             self.rollout_log = rollout_log
             self._hrd_rewards = None
@@ -306,6 +307,7 @@ def _make_trainer_class():
                 mix = self.beta_mix * r[:, 0] + (1 - self.beta_mix) * r[:, 1]
                 a_code = a_plan = hrd.group_advantages(mix, group, self.scale_rewards)[lo:lo + n_local]
                 adv = hrd.uniform_advantages(roles, a_code)
+            adv = hrd.scale_negative(adv, self.negative_scale)
             out["advantages"] = adv.to(out["completion_mask"].device)
             self._log_hrd(mode, r, roles, adv, a_plan, a_code)
             return out
@@ -708,7 +710,8 @@ def main(argv: list[str] | None = None) -> int:
         callbacks=[Publish()] + ([TimeLimit(args.time_limit, args.train_until)]
                                  if args.time_limit or args.train_until else []),
         verifier_reward=VerifierReward(verify_cfg, jobs=cfg["jobs"], max_len=cfg["max_completion_length"]),
-        reward_mode=args.reward, alpha=args.alpha, beta_mix=args.beta, rollout_log=out / "rollouts.jsonl")
+        reward_mode=args.reward, alpha=args.alpha, beta_mix=args.beta, rollout_log=out / "rollouts.jsonl",
+        negative_scale=cfg.get("negative_advantage_scale", 1.0))
     if trainer.accelerator.num_processes > 1 and verify_cfg.device == "cuda":
         _pin_verifier_gpu(trainer.accelerator.local_process_index)
     acc = trainer.accelerator
