@@ -314,6 +314,10 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     # as after a kill: a second start with a larger budget picks up checkpoint-2, keeps the split; without the
     # held-out evaluation after training, its final checkpoint and files are still whole
     curves = (out / "curves.png").stat().st_mtime_ns
+    # a kill after generating step 2's rollouts and before saving checkpoint-3 leaves them logged (and a cut line)
+    ghost = dict(rollouts[0], step=2, completion="the killed run's step-2 rollout")
+    with open(out / "rollouts.jsonl", "a") as f:
+        f.write(json.dumps(ghost) + "\n" + '{"step": 2, "mo')
     p = rl("--config", "tiny", "--init", tiny_ckpt, "--out", out, "--no-feedback", "--max-steps", "3",
            "--reward", "uniform", "--no-eval-after")
     assert p.returncode == 0, p.stderr[-3000:]
@@ -325,7 +329,10 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     assert "rl: not published: no held-out rate of the final checkpoint" in p.stdout
     assert checkpoints.latest(out)["path"].endswith("published-step-2") and (out / "curves.png").stat().st_mtime_ns > curves
     assert json.loads((out / "published-step-2" / "tritonrl.json").read_text())["steps"] == 2
-    assert max(json.loads(x)["step"] for x in (out / "rollouts.jsonl").read_text().splitlines()) == 2
+    steps = [json.loads(x)["step"] for x in (out / "rollouts.jsonl").read_text().splitlines()]
+    assert steps == [0] * 4 + [1] * 4 + [2] * 4  # each step's rollouts once: those that trained the model
+    discarded = (out / "rollouts.discarded.jsonl").read_text().splitlines()
+    assert len(discarded) == 2 and json.loads(discarded[0]) == ghost and "2 rollouts of unsaved steps" in p.stdout
     held = [json.loads(x) for x in (out / "heldout.jsonl").read_text().splitlines()]
     assert [h["tag"] for h in held] == ["before", "after"]  # no second "before" on resume, no "after" asked
     # the comparison report reads what the run logged

@@ -241,6 +241,31 @@ class VerifierReward:
         return out
 
 
+def set_aside_discarded_rollouts(out: Path, step: int) -> int:
+    """On resuming from checkpoint-`step`: move the rollouts logged for step `step` or later (by the killed run,
+    whose updates from them were never saved) from each rank's rollouts log to rollouts.discarded.jsonl, so the
+    run's log holds each step's rollouts once, those that trained the model. Returns how many were moved."""
+    moved = 0
+    for log in sorted(out.glob("rollouts*.jsonl")):
+        if log.name == "rollouts.discarded.jsonl":
+            continue
+        keep, drop = [], []
+        for line in log.read_text().splitlines(keepends=True):
+            try:
+                late = json.loads(line).get("step", -1) >= step
+            except ValueError:  # a line cut by the kill
+                late = True
+            (drop if late else keep).append(line)
+        if drop:
+            with open(out / "rollouts.discarded.jsonl", "a") as f:
+                f.writelines(x if x.endswith("\n") else x + "\n" for x in drop)
+            tmp = log.with_suffix(".tmp")
+            tmp.write_text("".join(keep))
+            os.replace(tmp, log)
+            moved += len(drop)
+    return moved
+
+
 # ---------------------------------------------------------------- trainer
 
 def _make_trainer_class():
@@ -743,6 +768,12 @@ def main(argv: list[str] | None = None) -> int:
     last = get_last_checkpoint(str(out)) if any(out.glob("checkpoint-*")) else None
     if last is None and held and not args.no_eval_before:
         heldout("before")
+    if last is not None and main_proc:
+        moved = set_aside_discarded_rollouts(out, int(Path(last).name.split("-")[-1]))
+        if moved:
+            print(f"rl: resuming from {Path(last).name}: {moved} rollouts of unsaved steps moved to "
+                  f"rollouts.discarded.jsonl", flush=True)
+    acc.wait_for_everyone()
     trainer.train(resume_from_checkpoint=last)
     final = out / "final"
     trainer.save_model(str(final))  # collective: every rank calls it, rank 0 writes
