@@ -129,3 +129,52 @@ def test_shared_writes_of_one_value_and_in_place_work_of_one_program_are_not_rac
         ''')
     v = verify(SHIFTED, cand, device="cpu")
     assert v.ok, v.summary()
+
+
+SUM = HEADER + textwrap.dedent('''
+    class Model(nn.Module):
+        """The sum of a vector."""
+
+        def forward(self, x):
+            return x.sum().reshape(1)
+
+
+    n = 4000
+
+
+    def get_inputs():
+        return [torch.randn(n)]
+
+
+    def get_init_inputs():
+        return []
+    ''')
+
+
+def test_a_lock_guarded_accumulation_is_trusted_and_an_unrelated_atomic_excuses_nothing():
+    """Each program adds its block's sum into out[0] with a plain load and store inside a spin lock taken with
+    atomic_cas and released with atomic_xchg (Triton's layer-norm backward tutorial does this for its partial sums):
+    correct on a GPU, verified. The same accumulation with the lock replaced by an atomic_add on a counter is the
+    plain race it was, whatever else the launch does atomically."""
+    locked = _candidate('''
+        @triton.jit
+        def sum_kernel(x_ptr, out_ptr, lock_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            part = tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0), axis=0)
+            while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+                pass
+            tl.store(out_ptr, tl.load(out_ptr) + part)
+            tl.atomic_xchg(lock_ptr, 0)
+        ''', '''
+        n = x.numel()
+        out = torch.zeros(1, device=x.device, dtype=x.dtype)
+        lock = torch.zeros(1, device=x.device, dtype=torch.int32)
+        sum_kernel[(triton.cdiv(n, 256),)](x, out, lock, n, BLOCK=256)
+        return out
+        ''')
+    v = verify(SUM, locked, device="cpu")
+    assert v.ok, v.summary()
+    counted = locked.replace("while tl.atomic_cas(lock_ptr, 0, 1) == 1:\n        pass\n", "tl.atomic_add(lock_ptr, 1)\n") \
+                    .replace("    tl.atomic_xchg(lock_ptr, 0)\n", "")
+    assert "atomic_cas" not in counted and "atomic_xchg" not in counted and "atomic_add" in counted
+    _rejected_for_a_race_only(verify(SUM, counted, device="cpu"))

@@ -3,7 +3,7 @@
 A kernel can write into a tensor the module keeps (a buffer, a plain tensor attribute, a module-level
 tensor) where no static rule sees it: a call counter that stops the work after the checked calls, a
 cache of an earlier result. The workers snapshot those tensors around each configuration's trials;
-a change fails the candidate unless the reference's own forward changes its state too (batch norm's
+a change fails the candidate unless the reference's own forward changes the same state (batch norm's
 running statistics in training mode, say)."""
 from conftest import CORPUS
 from verifier import verify
@@ -59,16 +59,40 @@ COUNTING = SCRATCH.replace(
     "\n\n@triton.jit\ndef _count(p):\n    tl.store(p, tl.load(p) + 1.0)\n")
 
 
-def test_state_is_allowed_when_the_reference_keeps_state_too_and_must_match_it():
-    """A stateful reference lets a candidate keep state of its own (a scratch buffer); the state the reference keeps,
-    the candidate must keep the same way: a tensor of the same name that ends where the reference's does after as
-    many calls (batch norm's running statistics; here a call count). Before 2026-12-06 any candidate state passed."""
-    assert STATEFUL_RELU != RELU and COUNTING.count("_count") == 2
-    v = verify(STATEFUL_RELU, COUNTING, device="cpu")
+# the honest ReLU counting its calls in a `calls` buffer, as the stateful reference does, and nothing else
+ONLY_CALLS = HONEST.replace('''    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return triton_relu(x)''', '''    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros(1))
+
+    def forward(self, x):
+        y = triton_relu(x)
+        _count[(1,)](self.calls)
+        return y
+
+
+@triton.jit
+def _count(p):
+    tl.store(p, tl.load(p) + 1.0)''')
+
+
+def test_state_is_allowed_where_the_reference_keeps_it_and_must_match_it():
+    """The state a stateful reference keeps, the candidate must keep the same way: a tensor of the same name that ends
+    where the reference's does after as many calls (batch norm's running statistics; here a call count). State of its
+    own beside it (a scratch buffer) is state kept across calls as it is for a stateless reference: until
+    2026-12-06 any state passed next to a stateful reference's, and a step counter that switched BatchNorm to a wrong
+    path after 40 calls verified (red-teaming; cheats/batchnorm_train__hidden_call_counter_time_bomb.py)."""
+    assert STATEFUL_RELU != RELU and ONLY_CALLS.count("_count") == 2 and COUNTING.count("_count") == 2
+    v = verify(STATEFUL_RELU, ONLY_CALLS, device="cpu")
     assert v.ok, v.summary()
+    v = verify(STATEFUL_RELU, COUNTING, device="cpu")
+    assert not v.ok and v.rules == ["state-in-forward"] and "last_numel" in v.summary(), v.summary()
     for src in (SCRATCH, HONEST):  # a `calls` buffer forward leaves alone, or none
         v = verify(STATEFUL_RELU, src, device="cpu")
-        assert not v.ok and v.rules == ["state-mismatch"] and "calls" in v.summary(), v.summary()
+        assert not v.ok and "state-mismatch" in v.rules and "calls" in v.summary(), v.summary()
 
 
 def test_a_kept_scratch_buffer_is_state_and_the_message_says_what_to_do():

@@ -6,9 +6,18 @@ GPU: a sum accumulated with a plain load and store into one element by every pro
 earlier one stored (a carry chained from block to block), two programs storing different values to one element, a
 program overwriting what an earlier one read. Within one launch, plain loads and stores are tracked per element
 address, with the program that touched them; a store that leaves an element's value as it was changes nothing and
-is not counted. A launch that uses atomics is not judged (atomics are how programs share memory on purpose: a lock
-or a semaphore guarding plain loads and stores is a correct pattern this tracking cannot tell apart). Memory that
-only one program touches, the common case, is never a finding.
+is not counted. Memory that only one program touches, the common case, is never a finding.
+
+Atomics: an element an atomic touches is shared on purpose and its plain accesses are not judged; every other
+element still is (an unrelated atomic does not excuse a race elsewhere in the launch). A program that has
+synchronised (`atomic_cas`, `atomic_xchg`, an atomic load, a poll: a lock or a flag, as in Triton's layer-norm
+backward tutorial) may share memory with other programs that had synchronised when they touched it: this tracking
+cannot tell a correct lock from a wrong one, so it trusts both sides of it. A counter bumped with `atomic_add` is
+not a synchronisation here (a no-op one would otherwise hide any race); the pattern "the program that bumps the
+counter last reduces the others' partial results" is therefore reported, a known false positive.
+
+A launch that touches more than LIMIT distinct elements is a finding (too large to check here; CPU problems are
+shrunk far below it), never a pass unchecked.
 
 Trusted code: it runs only on the interpreter's own arrays. The worker clears `findings` before each trial's forward
 and reads them after it."""
@@ -16,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-LIMIT = 1 << 22  # element accesses tracked per launch; past it the launch is not judged (CPU sizes stay far below)
+LIMIT = 1 << 22  # distinct elements tracked per launch (CPU inputs are at most 1 << 16 elements, parameters 1 << 22)
 MULTI = -1       # an element that several programs read
 
 findings: list[str] = []
@@ -26,21 +35,32 @@ class _Launch:
     def __init__(self, grid: tuple[int, int, int]) -> None:
         self.grid = grid
         self.program = 0
-        self.writer: dict[int, int] = {}  # element address -> the program whose store last changed it
-        self.reader: dict[int, int] = {}  # element address -> the program that read it, or MULTI
-        self.accesses = 0
-        self.judged = True  # False once an atomic runs or the accesses pass LIMIT
+        # element address -> (the program whose store last changed it, whether it had synchronised then)
+        self.writer: dict[int, tuple[int, bool]] = {}
+        # element address -> (the program that read it, or MULTI; whether every reader had synchronised)
+        self.reader: dict[int, tuple[int, bool]] = {}
+        self.atomic: set[int] = set()   # elements an atomic touched: shared on purpose, not judged
+        self.synced: set[int] = set()   # programs that have synchronised (cas, xchg, atomic load, poll)
         self.found = False  # one finding per launch is enough
 
     def name(self, p: int) -> str:
         _, ny, nz = self.grid
         return f"({p // (ny * nz)}, {p // nz % ny}, {p % nz})"
 
-    def report(self, text: str) -> None:
+    def report(self, text: str, why: bool = True) -> None:
         if not self.found:
             self.found = True
-            findings.append(text + " (Triton's interpreter runs a launch's programs one after another, in order; a GPU "
-                                   "runs them at once, in any order)")
+            findings.append(text + (" (Triton's interpreter runs a launch's programs one after another, in order; a "
+                                    "GPU runs them at once, in any order)" if why else ""))
+
+    def too_large(self) -> bool:
+        if len(self.writer) + len(self.reader) + len(self.atomic) <= LIMIT:
+            return False
+        self.report(f"a launch touches more than {LIMIT} distinct elements: too many to check for cross-program "
+                    "races under the interpreter", why=False)
+        self.writer.clear()
+        self.reader.clear()
+        return True
 
 
 _launch: _Launch | None = None
@@ -52,46 +72,46 @@ def _accessed(ptrs, mask) -> tuple[np.ndarray, np.ndarray]:
     return a, np.broadcast_to(np.asarray(mask.data, dtype=bool), np.shape(ptrs.data)).reshape(-1)
 
 
-def _counted(n: int) -> bool:
+def _tracking() -> _Launch | None:
     L = _launch
-    if L is None or not L.judged or L.found:
-        return False
-    L.accesses += n
-    if L.accesses > LIMIT:
-        L.judged = False
-        L.writer.clear()
-        L.reader.clear()
-        return False
-    return True
+    return None if L is None or L.found else L
 
 
 def _on_load(ptrs, mask) -> None:
-    addrs, m = _accessed(ptrs, mask)
-    addrs = addrs[m]
-    if not addrs.size or not _counted(addrs.size):
+    L = _tracking()
+    if L is None:
         return
-    L, p = _launch, _launch.program
-    keys = set(addrs.tolist())
+    addrs, m = _accessed(ptrs, mask)
+    keys = set(np.unique(addrs[m]).tolist()) - L.atomic  # a broadcast load of one element is one element
+    if not keys:
+        return
+    p = L.program
+    sync = p in L.synced
     for a in L.writer.keys() & keys:
-        q = L.writer[a]
-        if q != p:
+        q, q_sync = L.writer[a]
+        if q != p and not (sync and q_sync):
             L.report(f"program {L.name(p)} loads an element that program {L.name(q)} stored in the same launch: on "
                      "a GPU what it reads depends on which of them runs first")
             return
     reader = L.reader
     for a in keys:
-        q = reader.get(a)
-        if q is None:
-            reader[a] = p
-        elif q != p:
-            reader[a] = MULTI
+        r = reader.get(a)
+        if r is None:
+            reader[a] = (p, sync)
+        else:
+            reader[a] = (p if r[0] == p else MULTI, r[1] and sync)
+    L.too_large()
 
 
 def _on_store(builder, load, ptrs, value, mask) -> None:
-    addrs, m = _accessed(ptrs, mask)
-    if not m.any() or not _counted(int(m.sum())):
+    L = _tracking()
+    if L is None:
         return
-    L, p = _launch, _launch.program
+    addrs, m = _accessed(ptrs, mask)
+    if not m.any():
+        return
+    p = L.program
+    sync = p in L.synced
     # what is there now, read with the interpreter's own load (not tracked): a store of the same value changes nothing
     old = np.asarray(load(builder, ptrs, mask, None, None, False).data)
     new = np.broadcast_to(np.asarray(value.data), old.shape).astype(old.dtype, copy=False)
@@ -100,18 +120,39 @@ def _on_store(builder, load, ptrs, value, mask) -> None:
         same |= np.isnan(old) & np.isnan(new)
     changed = addrs[m & ~same.reshape(-1)].tolist()
     for a in changed:
-        q = L.writer.get(a)
-        if q is not None and q != p:
-            L.report(f"programs {L.name(q)} and {L.name(p)} store different values to the same element in the same "
-                     "launch, without atomics: on a GPU which of them lands last is a race")
+        if a in L.atomic:
+            continue
+        w = L.writer.get(a)
+        if w is not None and w[0] != p and not (sync and w[1]):
+            L.report(f"programs {L.name(w[0])} and {L.name(p)} store different values to the same element in the "
+                     "same launch, without atomics: on a GPU which of them lands last is a race")
             return
         r = L.reader.get(a)
-        if r is not None and r != p:
-            who = "several programs" if r == MULTI else f"program {L.name(r)}"
+        if r is not None and r[0] != p and not (sync and r[1]):
+            who = "several programs" if r[0] == MULTI else f"program {L.name(r[0])}"
             L.report(f"program {L.name(p)} overwrites an element that {who} loaded in the same launch: on a GPU a "
                      "reader may see the new value")
             return
-        L.writer[a] = p
+        L.writer[a] = (p, sync)
+    L.too_large()
+
+
+def _on_atomic(ptrs, mask, sync: bool) -> None:
+    """An atomic on `ptrs` (where `mask`): its elements are shared on purpose from now on (their earlier plain
+    accesses are forgotten too); `sync`: the program has synchronised (a lock or a flag)."""
+    L = _tracking()
+    if L is None:
+        return
+    a = np.asarray(ptrs.data).reshape(-1)
+    if mask is not None:
+        a = a[np.broadcast_to(np.asarray(mask.data, dtype=bool), np.shape(ptrs.data)).reshape(-1)]
+    for x in np.unique(a).tolist():
+        L.atomic.add(x)
+        L.writer.pop(x, None)
+        L.reader.pop(x, None)
+    if sync:
+        L.synced.add(L.program)
+    L.too_large()
 
 
 def install() -> None:
@@ -146,12 +187,47 @@ def install() -> None:
 
     B.set_grid_dim, B.set_grid_idx = grid_dim, grid_idx
     B.create_masked_load, B.create_masked_store = masked_load, masked_store
-    for name in [n for n in vars(B) if n.startswith("create_atomic")]:
+    rmw, cas = B.create_atomic_rmw, B.create_atomic_cas
+    a_load, a_store = B.create_atomic_load, B.create_atomic_store
+    poll = getattr(B, "create_atomic_poll", None)
+
+    def atomic_rmw(self, op, ptr, val, mask, sem, scope):
+        # an exchange is how a lock is released (and sometimes taken); add, max, min, and, or, xor are not syncs
+        _on_atomic(ptr, mask, sync="XCHG" in str(op).upper())
+        return rmw(self, op, ptr, val, mask, sem, scope)
+
+    def atomic_cas(self, ptr, cmp, val, sem, scope):
+        _on_atomic(ptr, None, sync=True)
+        return cas(self, ptr, cmp, val, sem, scope)
+
+    # the interpreter's atomic load and store go through its plain ones: mark the elements first, so the plain
+    # hooks skip them
+    def atomic_load(self, ptr, mask, sem, scope):
+        _on_atomic(ptr, mask, sync=True)
+        return a_load(self, ptr, mask, sem, scope)
+
+    def atomic_store(self, ptr, val, mask, sem, scope):
+        _on_atomic(ptr, mask, sync=False)
+        return a_store(self, ptr, val, mask, sem, scope)
+
+    B.create_atomic_rmw, B.create_atomic_cas = atomic_rmw, atomic_cas
+    B.create_atomic_load, B.create_atomic_store = atomic_load, atomic_store
+    if poll is not None:
+        def atomic_poll(self, ptr, expected, timeout_ns, sem, scope):
+            _on_atomic(ptr, None, sync=True)
+            return poll(self, ptr, expected, timeout_ns, sem, scope)
+
+        B.create_atomic_poll = atomic_poll
+    # an atomic this module does not know (a newer Triton's) stops the judging of its launch, as before: never a
+    # false finding, never a crash
+    known = {"create_atomic_rmw", "create_atomic_cas", "create_atomic_load", "create_atomic_store",
+             "create_atomic_poll"}
+    for name in [n for n in vars(B) if n.startswith("create_atomic") and n not in known]:
         B_fn = getattr(B, name)
 
-        def atomic(self, *args, _fn=B_fn, **kwargs):
-            if _launch is not None:
-                _launch.judged = False
+        def other(self, *args, _fn=B_fn, **kwargs):
+            global _launch
+            _launch = None
             return _fn(self, *args, **kwargs)
 
-        setattr(B, name, atomic)
+        setattr(B, name, other)

@@ -129,10 +129,10 @@ def serve(main, argv: list[str], warm=None) -> int:
 
 
 def perturb_parameters(model, seed: int) -> None:
-    """Nudge every parameter, in registration order, by seeded noise (same on both sides).
+    """Nudge every parameter and every floating buffer, in registration order, by seeded noise (same on both sides).
 
     Default inits such as LayerNorm's weight=1, bias=0 would let a kernel that ignores its
-    parameters pass; perturbed configs use these values instead. Parameters must therefore be
+    parameters pass; perturbed configs use these values instead. Parameters and buffers must therefore be
     created in the same order as the reference's (a documented requirement)."""
     import torch
 
@@ -142,6 +142,20 @@ def perturb_parameters(model, seed: int) -> None:
             if p.is_floating_point():
                 noise = torch.randn(p.shape, generator=g, dtype=torch.float32) * 0.5
                 p.add_(noise.to(device=p.device, dtype=p.dtype))
+        # Floating buffers too, in registration order like the parameters, from their own stream (a model without
+        # buffers keeps its parameters' values): a kernel that recomputed a buffer's construction-time values (a
+        # linspace scale) instead of reading it passed. A buffer positive everywhere (a running variance, a scale)
+        # is scaled, so it stays positive; any other (a running mean of zeros) gets noise added. Integer buffers
+        # (step counts) are left as they are.
+        gb = torch.Generator().manual_seed(seed + 1)
+        for b in model.buffers():
+            if not b.is_floating_point() or not b.numel():
+                continue
+            noise = torch.randn(b.shape, generator=gb, dtype=torch.float32).to(device=b.device)
+            if bool((b > 0).all()):
+                b.mul_(torch.exp(noise * 0.25).to(b.dtype))
+            else:
+                b.add_((noise * 0.5).to(b.dtype))
 
 
 def kept_tensors(model, module_globals: dict | None = None) -> dict:
@@ -266,6 +280,14 @@ def _library_class(cls, libraries: tuple[str, ...]) -> bool:
     return found is cls
 
 
+def _constexpr_class() -> type | None:
+    try:
+        from triton.language import core
+    except ImportError:  # no Triton: nothing of it to walk into
+        return None
+    return core.constexpr
+
+
 def python_state(roots: list, stop_ids: set[int] | None = None) -> dict[int, tuple]:
     """A fingerprint of the Python state reachable from `roots` (a module, the candidate's module dict): for every
     object reached, what it refers to (values of plain numbers and strings, identities of everything else), plus the
@@ -303,8 +325,10 @@ def python_state(roots: list, stop_ids: set[int] | None = None) -> dict[int, tup
         elif t is _types.FunctionType and not any(o.__globals__ is r for r in roots if type(r) is dict):
             continue  # a library's Python function (the candidate's all share its module's globals)
         mro = _type_attr(t, "__mro__") or (t,)
+        # Triton's objects are skipped (a kernel's compile cache changes on its first launch), except a constexpr:
+        # a value holder, and `tl.constexpr([])` at module level was a call counter a heuristics lambda appended to
         if any(_library_class(c, ("triton", "importlib", "_frozen_importlib", "_frozen_importlib_external"))
-               for c in mro):
+               for c in mro) and not any(c is _constexpr_class() for c in mro):
             continue
         if t is dict:
             # the warnings machinery writes `__warningregistry__` into the globals of the code a warning is charged to

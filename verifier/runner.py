@@ -541,6 +541,13 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
                                   f"between calls ({names}): state kept across calls, which the reference does not keep (a "
                                   "call counter or a cached result); scratch memory belongs in forward's own "
                                   "allocations")
+    elif state:
+        extra = state_beyond_reference(state, ref.state_changed)
+        if extra:
+            corr_fail = corr_fail or ("state-in-forward", f"forward changed state the reference does not keep "
+                                      f"({', '.join(extra[:4])}); the reference updates only "
+                                      f"{', '.join(sorted(_state_names(ref.state_changed))[:6]) or 'Python values'}: "
+                                      "a call counter beside real state is still a call counter")
     v.trials = {"passed": passed, "run": run}
     shape_skips = [s for s in ref.skipped if s.get("kind") != "values"]
     value_skips = [s for s in ref.skipped if s.get("kind") == "values"]
@@ -560,6 +567,33 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
         v.fail("correctness", *corr_fail)
     elif run == 0:
         v.fail("correctness", "no-trials", "no trial ran")
+
+
+def _state_entry(entry: str) -> str:
+    """What a state-change entry ("label: what") names: a tensor's name, or the description of Python state."""
+    what = str(entry).split(": ", 1)[-1]
+    for tail in (" (written in place", " (its memory or strides"):
+        if tail in what:
+            return what.split(tail)[0]
+    return what
+
+
+def _is_python_state(what: str) -> bool:
+    return "Python object" in what or what.startswith("more than ")
+
+
+def _state_names(ref_state: list) -> set[str]:
+    return {w for w in map(_state_entry, ref_state) if not _is_python_state(w)}
+
+
+def state_beyond_reference(cand_state: list, ref_state: list) -> list[str]:
+    """The candidate's state changes that a stateful reference does not make: tensors of other names (a hidden step
+    counter next to BatchNorm's running statistics passed while any reference state excused all candidate state,
+    red-teaming 2026-12-06), and Python values unless the reference changes Python values too."""
+    names = _state_names(ref_state)
+    python = any(_is_python_state(_state_entry(e)) for e in ref_state)
+    return [str(e) for e in cand_state
+            if not (_state_entry(e) in names or (python and _is_python_state(_state_entry(e))))]
 
 
 def _judge_timed_calls(v: Verdict, timing: dict, timed_file: Path, ref: Reference, cfg: VerifyConfig) -> None:

@@ -93,6 +93,7 @@ MODE_ATTRS = {"training", "is_cuda", "is_cpu", "is_meta", "requires_grad", "grad
 # torch.cuda calls that tell a CPU run from a GPU one (or one GPU from another)
 DEVICE_PROBES = {"is_available", "device_count", "current_device", "get_device_properties", "get_device_capability",
                  "get_device_name", "is_initialized", "get_arch_list"}
+DEVICE_ATTRS = {"is_cuda", "is_cpu", "is_meta", "is_mps", "is_xpu"}  # refused anywhere in the file, not only forward
 MODE_CALLS = {"is_grad_enabled", "is_inference_mode_enabled", "is_scripting", "is_compiling",
               "is_tracing", "are_deterministic_algorithms_enabled", "is_autocast_enabled"}
 # Annotations of values that are not tensors (a parameter so annotated holds a Python number, a shape, a dtype…)
@@ -982,7 +983,6 @@ class _Checker:
             local_names = params | {t.id for sub in ast.walk(fn) if isinstance(sub, (ast.Assign, ast.For, ast.With))
                                     for t in ast.walk(sub) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
             held = self._held_names(fn, params, local_names)
-            self._check_device_probes(fn)
             self._check_closure_state(fn)
             for sub in ast.walk(fn):
                 if isinstance(sub, ast.Call):
@@ -1119,10 +1119,20 @@ class _Checker:
                     self.add("state-in-forward", f"'{ast.unparse(target)}' is a variable of the enclosing function, "
                              "changed by a function defined inside it: state kept across calls in a closure", sub)
 
-    def _check_device_probes(self, fn: ast.FunctionDef) -> None:
-        """Forward may pass a device along (device=x.device, .to(x.device)), not look at it: a candidate verified on a
-        CPU that branches on the device runs other code on the user's GPU. '.is_cuda' and '.device.type' were refused
-        (MODE_ATTRS), but x.get_device() < 0, x.device.index is None, x.device == torch.device('cpu'),
+    def check_device_probes(self) -> None:
+        """Device probes anywhere in the file, not only on the forward path: `self.fast = torch.cuda.is_available()` in
+        __init__ and a heuristics lambda reading `args["x_ptr"].is_cuda` chose a half-work kernel only on a GPU
+        (red-teaming, 2026-12-06). Construction and Triton's decorators run on the user's machine as forward does."""
+        self._check_device_probes(self.tree)
+        for sub in ast.walk(self.tree):
+            if isinstance(sub, ast.Attribute) and sub.attr in DEVICE_ATTRS and isinstance(sub.ctx, ast.Load):
+                self.add("mode-dependent", f"the candidate reads '.{sub.attr}': behaviour must not depend on the "
+                         "device", sub)
+
+    def _check_device_probes(self, fn: ast.AST) -> None:
+        """The candidate may pass a device along (device=x.device, .to(x.device)), not look at it: a candidate verified
+        on a CPU that branches on the device runs other code on the user's GPU. '.is_cuda' and '.device.type' were
+        refused (MODE_ATTRS), but x.get_device() < 0, x.device.index is None, x.device == torch.device('cpu'),
         'cpu' in str(x.device) and torch.cuda.is_available() told the same."""
         def is_device(e: ast.AST) -> bool:
             return ((isinstance(e, ast.Attribute) and e.attr == "device")
@@ -1151,8 +1161,8 @@ class _Checker:
             elif isinstance(sub, ast.FormattedValue) and is_device(sub.value):
                 probe = "the device as text"
             if probe:
-                self.add("mode-dependent", f"forward looks at the device ({probe}): behaviour must not depend on the "
-                         "device (pass x.device along to allocations, do not test it)", sub)
+                self.add("mode-dependent", f"the candidate looks at the device ({probe}): behaviour must not depend on "
+                         "the device (pass x.device along to allocations, do not test it)", sub)
 
     def _check_forward_call(self, call: ast.Call, methods: set[str], local_names: set[str],
                             held: set[str] = frozenset()) -> None:
@@ -1467,6 +1477,7 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
                   f"ModelNew must subclass nn.Module (it subclasses {ast.unparse(b)})", cls)
     c.check_imports()
     c.check_everywhere()
+    c.check_device_probes()
     c.check_attribute_chains()
     c.check_module_values()
     c.check_module_level()

@@ -284,12 +284,27 @@ def _interpreter_globals_apart() -> None:
 
 
 def _untimed_autotune() -> None:
-    """On a CPU, where kernels run in Triton's interpreter: @triton.autotune picks its first config without
-    timing any (the interpreter has no driver to time with, and fails "0 active drivers"); the config
-    used is the one whose output is checked."""
+    """On a CPU, where kernels run in Triton's interpreter: @triton.autotune times no config (the interpreter has no
+    driver to time with, and fails "0 active drivers") and each call takes the next config in turn, the first call
+    the first, so the trials check every config's output. A GPU picks whichever config is fastest there; when only
+    the first was ever run here, a second config that did half the work verified (red-teaming, 2026-12-06)."""
     from triton.runtime.autotuner import Autotuner
 
-    Autotuner._bench = lambda self, *args, config, **meta: [0.0, 0.0, 0.0]
+    run = Autotuner.run
+
+    def run_in_turn(self, *args, **kwargs):
+        self.cache.clear()  # choose again on every call, never from a cached pick
+        self.cache_results = False
+        self._tritonrl_calls = getattr(self, "_tritonrl_calls", 0) + 1
+        self._tritonrl_benched = 0
+        return run(self, *args, **kwargs)
+
+    def bench(self, *args, config, **meta):
+        i, self._tritonrl_benched = self._tritonrl_benched, self._tritonrl_benched + 1
+        turn = (self._tritonrl_calls - 1) % max(1, len(self.configs))
+        return [0.0 if i == turn else 1.0] * 3  # the config whose turn it is is "fastest"
+
+    Autotuner.run, Autotuner._bench = run_in_turn, bench
 
 
 def _cuda_guards_without_a_gpu() -> None:
@@ -753,7 +768,8 @@ def main(job_path: str) -> int:
             # their values, for a reference that keeps state too (running statistics): the supervisor compares
             result["state_values"][cfg["label"]] = {n: _plain_tensor(kept_now[n]) for n in changed if n in kept_now}
             gc.collect()  # cyclic garbage of the trials is not state
-            now = _held_tensors(kept_now, kept, held_snap, result["trials"])
+            # (the copies of the changed state just taken for the supervisor are the worker's, not held by the candidate)
+            now = _held_tensors(kept_now, kept, held_snap, result["trials"], result["state_values"])
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in _held_changes(held, held_snap, now)]
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in python_state_changes(
                 py_state, python_state([model, vars(cand)]))]
