@@ -135,3 +135,37 @@ def install() -> None:
 
     R.sum, R.min_max = p_sum, p_min_max
     S.cumsum, S.cumprod = scan(s_cumsum, np.cumsum), scan(s_cumprod, np.cumprod)
+
+
+def saturate_to_int(values, np_dtype) -> np.ndarray:
+    """Float values converted to an integer dtype as a GPU does: truncated toward zero, clamped to the type's range,
+    NaN to 0 (numpy wraps out-of-range values: 3e9 became INT_MIN, which let a kernel tell the interpreter from a
+    GPU by arithmetic alone, red-teaming 2026-12-06)."""
+    info = np.iinfo(np_dtype)
+    f = np.asarray(values, dtype=np.float64)
+    f = np.where(np.isnan(f), 0.0, np.trunc(f))
+    return np.clip(f, info.min, info.max).astype(np_dtype)
+
+
+def install_saturating_casts() -> None:
+    """Patch the interpreter's float-to-integer casts to saturate (idempotent)."""
+    from triton.runtime import interpreter as I
+
+    if getattr(I, "_tritonrl_sat", False):
+        return
+    I._tritonrl_sat = True
+    B = I.InterpreterBuilder
+    fp_to_si, fp_to_ui = B.create_fp_to_si, B.create_fp_to_ui
+
+    def sat(orig):
+        def cast(self, src, dst_type):
+            out = orig(self, src, dst_type)  # bf16 sources are converted to float by the bf16 patches first
+            data = np.asarray(out.data)
+            if not np.issubdtype(data.dtype, np.integer):
+                return out
+            vals = to_f32(src.data) if getattr(src.dtype, "scalar", None) is not None and \
+                str(src.dtype.scalar) == "bf16" else src.data
+            return I.TensorHandle(saturate_to_int(vals, data.dtype), out.dtype)
+        return cast
+
+    B.create_fp_to_si, B.create_fp_to_ui = sat(fp_to_si), sat(fp_to_ui)

@@ -8,13 +8,14 @@ program overwriting what an earlier one read. Within one launch, plain loads and
 address, with the program that touched them; a store that leaves an element's value as it was changes nothing and
 is not counted. Memory that only one program touches, the common case, is never a finding.
 
-Atomics: an element an atomic touches is shared on purpose and its plain accesses are not judged; every other
-element still is (an unrelated atomic does not excuse a race elsewhere in the launch). A program that has
-synchronised (`atomic_cas`, `atomic_xchg`, an atomic load, a poll: a lock or a flag, as in Triton's layer-norm
-backward tutorial) may share memory with other programs that had synchronised when they touched it: this tracking
-cannot tell a correct lock from a wrong one, so it trusts both sides of it. A counter bumped with `atomic_add` is
-not a synchronisation here (a no-op one would otherwise hide any race); the pattern "the program that bumps the
-counter last reduces the others' partial results" is therefore reported, a known false positive.
+Atomics: programs may update one element atomically together (a split-K sum with `atomic_add`), but an element
+that one program updates atomically and another loads or stores plainly in the same launch is a race (an atomic read
+of a carry, a plain store after an atomic read: lost updates). A program that acquired a lock (an `atomic_cas` that
+changed the lock's value), as in Triton's layer-norm backward tutorial, may share plain memory with other programs
+that acquired one: this tracking cannot tell a correct lock from a wrong one (an accumulation under a lock is right, a
+carry handed on under a lock is not), so it trusts both sides. No other atomic is a synchronisation here (a no-op
+`atomic_xchg` or `atomic_add` would otherwise excuse any race), so a decoupled look-back that waits on a flag and "the
+last program to bump a counter reduces the others' partials" are reported: known false positives.
 
 A launch that touches more than LIMIT distinct elements is a finding (too large to check here; CPU problems are
 shrunk far below it), never a pass unchecked.
@@ -39,8 +40,8 @@ class _Launch:
         self.writer: dict[int, tuple[int, bool]] = {}
         # element address -> (the program that read it, or MULTI; whether every reader had synchronised)
         self.reader: dict[int, tuple[int, bool]] = {}
-        self.atomic: set[int] = set()   # elements an atomic touched: shared on purpose, not judged
-        self.synced: set[int] = set()   # programs that have synchronised (cas, xchg, atomic load, poll)
+        self.atomic: dict[int, int] = {}  # element address -> the program that updated it atomically, or MULTI
+        self.synced: set[int] = set()     # programs that acquired a lock (an atomic_cas that changed its value)
         self.found = False  # one finding per launch is enough
 
     def name(self, p: int) -> str:
@@ -72,9 +73,12 @@ def _accessed(ptrs, mask) -> tuple[np.ndarray, np.ndarray]:
     return a, np.broadcast_to(np.asarray(mask.data, dtype=bool), np.shape(ptrs.data)).reshape(-1)
 
 
+_inside_atomic = [False]  # an atomic load or store running through the interpreter's plain ones
+
+
 def _tracking() -> _Launch | None:
     L = _launch
-    return None if L is None or L.found else L
+    return None if L is None or L.found or _inside_atomic[0] else L
 
 
 def _on_load(ptrs, mask) -> None:
@@ -82,11 +86,16 @@ def _on_load(ptrs, mask) -> None:
     if L is None:
         return
     addrs, m = _accessed(ptrs, mask)
-    keys = set(np.unique(addrs[m]).tolist()) - L.atomic  # a broadcast load of one element is one element
+    keys = set(np.unique(addrs[m]).tolist())  # a broadcast load of one element is one element
     if not keys:
         return
     p = L.program
     sync = p in L.synced
+    for a in L.atomic.keys() & keys:
+        if L.atomic[a] != p and not sync:
+            L.report(f"program {L.name(p)} loads an element that another program updates atomically in the same "
+                     "launch: on a GPU what it reads depends on which of them runs first")
+            return
     for a in L.writer.keys() & keys:
         q, q_sync = L.writer[a]
         if q != p and not (sync and q_sync):
@@ -120,8 +129,10 @@ def _on_store(builder, load, ptrs, value, mask) -> None:
         same |= np.isnan(old) & np.isnan(new)
     changed = addrs[m & ~same.reshape(-1)].tolist()
     for a in changed:
-        if a in L.atomic:
-            continue
+        if a in L.atomic and L.atomic[a] != p and not sync:
+            L.report(f"program {L.name(p)} stores plainly to an element that another program updates atomically in "
+                     "the same launch: on a GPU one of the updates is lost")
+            return
         w = L.writer.get(a)
         if w is not None and w[0] != p and not (sync and w[1]):
             L.report(f"programs {L.name(w[0])} and {L.name(p)} store different values to the same element in the "
@@ -137,22 +148,39 @@ def _on_store(builder, load, ptrs, value, mask) -> None:
     L.too_large()
 
 
-def _on_atomic(ptrs, mask, sync: bool) -> None:
-    """An atomic on `ptrs` (where `mask`): its elements are shared on purpose from now on (their earlier plain
-    accesses are forgotten too); `sync`: the program has synchronised (a lock or a flag)."""
+def _on_atomic(ptrs, mask) -> None:
+    """An atomic update of `ptrs` (where `mask`) by the current program: a race with another program's plain load or
+    store of the same element in this launch, never with another atomic."""
     L = _tracking()
     if L is None:
         return
     a = np.asarray(ptrs.data).reshape(-1)
     if mask is not None:
         a = a[np.broadcast_to(np.asarray(mask.data, dtype=bool), np.shape(ptrs.data)).reshape(-1)]
+    p = L.program
+    sync = p in L.synced
     for x in np.unique(a).tolist():
-        L.atomic.add(x)
-        L.writer.pop(x, None)
-        L.reader.pop(x, None)
-    if sync:
-        L.synced.add(L.program)
+        w, r = L.writer.get(x), L.reader.get(x)
+        if w is not None and w[0] != p and not (sync and w[1]):
+            L.report(f"program {L.name(p)} updates atomically an element that program {L.name(w[0])} stored plainly "
+                     "in the same launch: on a GPU the result depends on which of them runs first")
+            return
+        if r is not None and r[0] != p and not (sync and r[1]):
+            L.report(f"program {L.name(p)} updates atomically an element that another program loaded plainly in the "
+                     "same launch: on a GPU the reader may see the update")
+            return
+        q = L.atomic.get(x)
+        L.atomic[x] = p if q is None or q == p else MULTI
     L.too_large()
+
+
+def _acquired(old, cmp, val) -> bool:
+    """Whether an atomic_cas took a lock: it found the expected value and wrote another."""
+    try:
+        o, c, v = (np.asarray(t) for t in (old, cmp, val))
+        return bool(np.any((o == c) & (v != c)))
+    except Exception:  # an unexpected shape: not a lock
+        return False
 
 
 def install() -> None:
@@ -192,29 +220,38 @@ def install() -> None:
     poll = getattr(B, "create_atomic_poll", None)
 
     def atomic_rmw(self, op, ptr, val, mask, sem, scope):
-        # an exchange is how a lock is released (and sometimes taken); add, max, min, and, or, xor are not syncs
-        _on_atomic(ptr, mask, sync="XCHG" in str(op).upper())
+        _on_atomic(ptr, mask)
         return rmw(self, op, ptr, val, mask, sem, scope)
 
     def atomic_cas(self, ptr, cmp, val, sem, scope):
-        _on_atomic(ptr, None, sync=True)
-        return cas(self, ptr, cmp, val, sem, scope)
+        _on_atomic(ptr, None)
+        out = cas(self, ptr, cmp, val, sem, scope)
+        if _launch is not None and _acquired(out.data, cmp.data, val.data):
+            _launch.synced.add(_launch.program)
+        return out
 
-    # the interpreter's atomic load and store go through its plain ones: mark the elements first, so the plain
-    # hooks skip them
+    # the interpreter's atomic load and store go through its plain ones (hooked): they count as atomics only
     def atomic_load(self, ptr, mask, sem, scope):
-        _on_atomic(ptr, mask, sync=True)
-        return a_load(self, ptr, mask, sem, scope)
+        _on_atomic(ptr, mask)
+        _inside_atomic[0] = True
+        try:
+            return a_load(self, ptr, mask, sem, scope)
+        finally:
+            _inside_atomic[0] = False
 
     def atomic_store(self, ptr, val, mask, sem, scope):
-        _on_atomic(ptr, mask, sync=False)
-        return a_store(self, ptr, val, mask, sem, scope)
+        _on_atomic(ptr, mask)
+        _inside_atomic[0] = True
+        try:
+            return a_store(self, ptr, val, mask, sem, scope)
+        finally:
+            _inside_atomic[0] = False
 
     B.create_atomic_rmw, B.create_atomic_cas = atomic_rmw, atomic_cas
     B.create_atomic_load, B.create_atomic_store = atomic_load, atomic_store
     if poll is not None:
         def atomic_poll(self, ptr, expected, timeout_ns, sem, scope):
-            _on_atomic(ptr, None, sync=True)
+            _on_atomic(ptr, None)
             return poll(self, ptr, expected, timeout_ns, sem, scope)
 
         B.create_atomic_poll = atomic_poll

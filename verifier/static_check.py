@@ -94,6 +94,8 @@ MODE_ATTRS = {"training", "is_cuda", "is_cpu", "is_meta", "requires_grad", "grad
 DEVICE_PROBES = {"is_available", "device_count", "current_device", "get_device_properties", "get_device_capability",
                  "get_device_name", "is_initialized", "get_arch_list"}
 DEVICE_ATTRS = {"is_cuda", "is_cpu", "is_meta", "is_mps", "is_xpu"}  # refused anywhere in the file, not only forward
+# torch.cuda calls a candidate may make: waiting, device and stream context (no-ops on a CPU: see the worker)
+CUDA_ALLOWED = {"synchronize", "device", "current_stream", "stream", "Stream", "Event", "default_stream"}
 MODE_CALLS = {"is_grad_enabled", "is_inference_mode_enabled", "is_scripting", "is_compiling",
               "is_tracing", "are_deterministic_algorithms_enabled", "is_autocast_enabled"}
 # Annotations of values that are not tensors (a parameter so annotated holds a Python number, a shape, a dtype…)
@@ -1017,10 +1019,7 @@ class _Checker:
                                 self.add("state-in-forward", f"forward stores into '{ast.unparse(t)}', and '{root}' "
                                          "is not an object forward made (an argument, self or a module-level object, "
                                          "under another name): state kept across calls is not allowed", sub)
-            for default in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
-                if isinstance(default, (ast.Dict, ast.List, ast.Set, ast.Call)):
-                    self.add("state-in-forward", "a mutable default argument on a forward-path function keeps "
-                             "state across calls", default)
+
             for dec in fn.decorator_list:
                 if not self._plain_decorator(dec):
                     self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
@@ -1119,6 +1118,21 @@ class _Checker:
                     self.add("state-in-forward", f"'{ast.unparse(target)}' is a variable of the enclosing function, "
                              "changed by a function defined inside it: state kept across calls in a closure", sub)
 
+    def check_defaults(self) -> None:
+        """No mutable default argument on any function or lambda of the file: a heuristics function's
+        `_c=itertools.count()` or `_c=triton.Config({})` counted launches where the forward-path rules did not look
+        (red-teaming, 2026-12-06). Defaults are numbers, strings, names and attributes. `__init__` may take an
+        object default (`config: TileConfig = TileConfig()`): it runs once per construction, not per call."""
+        for fn in ast.walk(self.tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == "__init__":
+                continue
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                for default in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
+                    if isinstance(default, (ast.Dict, ast.List, ast.Set, ast.Call, ast.ListComp, ast.DictComp,
+                                            ast.SetComp, ast.GeneratorExp)):
+                        self.add("state-in-forward", "a mutable default argument keeps state across calls (a "
+                                 "counter in a list, an iterator, an object); defaults are plain values", default)
+
     def check_device_probes(self) -> None:
         """Device probes anywhere in the file, not only on the forward path: `self.fast = torch.cuda.is_available()` in
         __init__ and a heuristics lambda reading `args["x_ptr"].is_cuda` chose a half-work kernel only on a GPU
@@ -1138,6 +1152,10 @@ class _Checker:
             return ((isinstance(e, ast.Attribute) and e.attr == "device")
                     or (isinstance(e, ast.Name) and e.id in device_names))
 
+        def is_device_literal(e: ast.AST) -> bool:
+            return (isinstance(e, ast.Call) and self.aliases.resolve(_dotted(e.func)) == "torch.device"
+                    and any(isinstance(a, ast.Constant) and isinstance(a.value, (str, int)) for a in e.args))
+
         device_names: set[str] = set()
         for _ in range(2):  # d = x.device; e = d
             for sub in ast.walk(fn):
@@ -1149,8 +1167,8 @@ class _Checker:
                 name = self.aliases.resolve(_dotted(sub.func))
                 if isinstance(sub.func, ast.Attribute) and sub.func.attr == "get_device":
                     probe = "x.get_device()"
-                elif name.startswith("torch.cuda.") and name.split(".")[2] in DEVICE_PROBES:
-                    probe = name
+                elif name.startswith("torch.cuda.") and name.split(".")[2] not in CUDA_ALLOWED:
+                    probe = name  # an allow-list: is_bf16_supported, is_tf32_supported... told a GPU too
                 elif isinstance(sub.func, ast.Name) and sub.func.id in ("str", "repr", "format") and any(
                         is_device(a) for a in sub.args):
                     probe = "the device as text"
@@ -1160,6 +1178,21 @@ class _Checker:
                 probe = "a comparison of devices"
             elif isinstance(sub, ast.FormattedValue) and is_device(sub.value):
                 probe = "the device as text"
+            elif isinstance(sub, ast.Dict) and any(k is not None and (is_device(k) or is_device_literal(k))
+                                                   for k in sub.keys):
+                probe = "a device as a dict key"  # {torch.device("cpu"): 0}.get(x.device, 1)
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and \
+                    sub.func.attr in ("get", "index", "count", "setdefault", "pop", "__contains__") and \
+                    any(is_device(a) for a in sub.args):
+                probe = f"a lookup by device ('.{sub.func.attr}')"
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("hash", "id") and \
+                    any(is_device(a) for a in sub.args):
+                probe = f"{sub.func.id}() of a device"
+            elif hasattr(ast, "Match") and isinstance(sub, getattr(ast, "Match")) and any(
+                    is_device(e) for e in ast.walk(sub.subject)):
+                probe = "a match on the device"
+            elif is_device_literal(sub):
+                probe = "a device named in the code"  # torch.device("cuda"): only to compare or look up with
             if probe:
                 self.add("mode-dependent", f"the candidate looks at the device ({probe}): behaviour must not depend on "
                          "the device (pass x.device along to allocations, do not test it)", sub)
@@ -1478,6 +1511,7 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
     c.check_imports()
     c.check_everywhere()
     c.check_device_probes()
+    c.check_defaults()
     c.check_attribute_chains()
     c.check_module_values()
     c.check_module_level()

@@ -688,6 +688,7 @@ def main(job_path: str) -> int:
         _interpreter_globals_apart()
         _log_interpreter_text()
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
+        _interp_bf16.install_saturating_casts()  # float to int clamps, as on a GPU (numpy wraps)
         _interp_libdevice.install()  # libdevice.erf / tanh / … in numpy (the interpreter's are stubs)
         _interp_races.install()  # a kernel right only because the interpreter runs its programs in order
         _cuda_guards_without_a_gpu()

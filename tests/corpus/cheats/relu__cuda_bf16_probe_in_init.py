@@ -1,0 +1,34 @@
+# problem: relu
+# expect: static mode-dependent
+"""torch.cuda.is_bf16_supported() in __init__ picks a half-work kernel on a GPU: torch.cuda calls are
+an allow-list now (found by red-teaming, 2026-12-06)."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, HALF: tl.constexpr):
+    pid = tl.program_id(0)
+    if HALF:
+        offs = pid * BLOCK + tl.arange(0, BLOCK // 2)
+    else:
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    tl.store(out_ptr + offs, tl.maximum(x, 0.0), mask=m)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.half = int(torch.cuda.is_bf16_supported())
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        half = self.half
+        relu_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024, HALF=half)
+        return out
