@@ -90,9 +90,6 @@ RNG_ATTRS = {"initial_seed", "get_rng_state", "get_rng_state_all", "default_gene
              "Generator", "seed_all"}
 MODE_ATTRS = {"training", "is_cuda", "is_cpu", "is_meta", "requires_grad", "grad_fn", "is_leaf", "grad",
               "is_inference", "is_mps", "is_xpu"}
-# torch.cuda calls that tell a CPU run from a GPU one (or one GPU from another)
-DEVICE_PROBES = {"is_available", "device_count", "current_device", "get_device_properties", "get_device_capability",
-                 "get_device_name", "is_initialized", "get_arch_list"}
 DEVICE_ATTRS = {"is_cuda", "is_cpu", "is_meta", "is_mps", "is_xpu"}  # refused anywhere in the file, not only forward
 # torch.cuda calls a candidate may make: waiting, device and stream context (no-ops on a CPU: see the worker)
 CUDA_ALLOWED = {"synchronize", "device", "current_stream", "stream", "Stream", "Event", "default_stream"}
