@@ -27,6 +27,7 @@
 #          the tokens with the highest entropy, TRL's token selection; not yet tried on a GPU)
 #   NEG_SCALE negative_advantage_scale (default 1.0: plain GRPO; e.g. 0.25: a wrong sample's tokens weigh a quarter,
 #          hrd.scale_negative, against the sampled tail that lr >= 5e-5 grew, rl_lr5e-5_h100_20261206)
+#   KL     the KL coefficient (GRPOConfig beta, default 0.01)
 #   PACK   whose finals come back (default: every run's; at most one fits: the device tool returns 8 files, 64 MiB
 #          together, and a bf16 final is 52 MB in four 15 MB parts)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
@@ -49,12 +50,12 @@ python3 -c "import trl, datasets, torch, triton, transformers; print('trl', trl.
 cat > /dev/shm/h200.json <<'J'
 {"train_prompts": 400, "heldout": HELDOUT, "eval_n": EVAL_N, "eval_seed": 0, "eval_measure": false,
  "eval_chunk": EVAL_CHUNK, "num_generations": 8, "batch": BATCH, "grad_accum": 1, "max_steps": 60,
- "max_completion_length": 1024, "lr": LR, "kl": 0.01, "temperature": TEMP, "eval_temperature": 1.0, "min_p": MINP,
+ "max_completion_length": 1024, "lr": LR, "kl": KLCOEF, "temperature": TEMP, "eval_temperature": 1.0, "min_p": MINP,
  "save_steps": 2, "prompt_seed": 7001, "top_entropy_quantile": ENTROPY_Q, "negative_advantage_scale": NEG_SCALE,
  "jobs": JOBS, "warmup": 0, "gradient_checkpointing": false}
 J
 sed -i "s/JOBS/${JOBS:-7}/; s/BATCH/${BATCH:-64}/; s/HELDOUT/${HELDOUT:-16}/; s/EVAL_N/${EVAL_N:-4}/;
-        s/EVAL_CHUNK/${EVAL_CHUNK:-64}/; s/LR/${LR:-3e-5}/; s/TEMP/${TEMP:-1.0}/; s/MINP/${MIN_P:-null}/; s/ENTROPY_Q/${ENTROPY_Q:-1.0}/; s/NEG_SCALE/${NEG_SCALE:-1.0}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
+        s/EVAL_CHUNK/${EVAL_CHUNK:-64}/; s/LR/${LR:-3e-5}/; s/TEMP/${TEMP:-1.0}/; s/MINP/${MIN_P:-null}/; s/ENTROPY_Q/${ENTROPY_Q:-1.0}/; s/NEG_SCALE/${NEG_SCALE:-1.0}/; s/KLCOEF/${KL:-0.01}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
 INIT=${INIT:-training/default_model}
 TL=${RL_MIN:-4}
 RUNS=${RUNS:-hrd uniform}
