@@ -158,6 +158,26 @@ def perturb_parameters(model, seed: int) -> None:
                 b.add_((noise * 0.5).to(b.dtype))
 
 
+def perturb_counters(model, names: list[str], seed: int) -> None:
+    """Set the integer buffers `names` (those the reference's forward changed in its base trials: a step count such as
+    BatchNorm's num_batches_tracked) to a large seeded value, the same on both sides. Counted from 0, the trials make
+    about 9 calls, and a kernel that read num_batches_tracked as a call counter and went wrong past 20 verified
+    (red-teaming, 2026-12-06); a counter starting anywhere from 2**6 to 2**24 sets such a time bomb off. Only counters
+    the reference itself moves: an integer buffer it never changes may be an index table, and a candidate that kept
+    a counter of its own is refused as state the reference does not keep."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed + 2)
+    buffers = dict(torch.nn.Module.named_buffers(model))
+    with torch.no_grad():
+        for name in names:
+            b = buffers.get(name)
+            if b is None or b.is_floating_point() or b.is_complex() or b.dtype == torch.bool or not b.numel():
+                continue
+            value = int(2 ** (6 + 18 * float(torch.rand((), generator=g))))  # log-uniform: any threshold past 2**6
+            b.fill_(min(value, torch.iinfo(b.dtype).max))
+
+
 def kept_tensors(model, module_globals: dict | None = None) -> dict:
     """Every tensor a module keeps between calls, by name: parameters and buffers, plain tensor attributes of
     it and its submodules (also inside lists, tuples and dicts), and tensors among `module_globals` (a

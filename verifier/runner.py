@@ -498,6 +498,9 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
         if t.get("races"):  # CPU only: the interpreter ran the programs in order, a GPU would not
             corr_fail = corr_fail or ("cross-program-race", f"{where}: {t['races'][0]}")
             continue
+        if t.get("autotune"):  # CPU only: a config the turns did not pick writes something else, or too many configs
+            corr_fail = corr_fail or (t["autotune"][0][0], f"{where}: {t['autotune'][0][1]}"[:1500])
+            continue
         if t["mutated"]:
             also = sorted(set(t["mutated"]) & set(ref.inputs_mutated))
             hint = (f" (Model.forward changes input(s) {also} in place too, but a candidate must leave its inputs as "

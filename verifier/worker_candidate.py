@@ -25,9 +25,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import _interp_bf16, _interp_libdevice, _interp_races
 from .compare import CONTAINERS, _plain_dict
-from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_parameters,
-                           python_state, python_state_changes, seed_all, serve, snapshot, tensor_versions, to_device,
-                           versions_moved, write_json)
+from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_counters,
+                           perturb_parameters, python_state, python_state_changes, seed_all, serve, snapshot,
+                           tensor_versions, to_device, versions_moved, write_json)
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 _clock = time.perf_counter  # bound before any candidate code is imported
@@ -114,6 +114,7 @@ class _State:
     in_launch = 0       # inside Triton's launch path
     launches: list = []
     ops: set = set()
+    autotune: list = []  # [rule, message] of autotuned launches (CPU: _untimed_autotune)
 
 
 S = _State()
@@ -283,25 +284,121 @@ def _interpreter_globals_apart() -> None:
     rewriter._compile_and_exec = _compile_and_exec
 
 
-def _untimed_autotune() -> None:
+MAX_AUTOTUNE_CONFIGS = 64  # on a CPU every config of an autotuner runs at each new tuning key: more is refused
+
+
+def _tuning_key(tuner, args: tuple, kwargs: dict) -> tuple:
+    """The key Triton's Autotuner.run tunes by (its `key` arguments' values and the tensor arguments' dtypes)."""
+    named = {**dict(zip(tuner.arg_names, args)), **kwargs}
+    named = {k: v for k, v in named.items() if k in tuner.arg_names}
+    key = [named[k] for k in tuner.keys if k in named] + [str(v.dtype) for v in named.values() if hasattr(v, "dtype")]
+    return tuple(k if type(k) in (int, float, bool, str) else repr(k) for k in key)
+
+
+def _config_text(c) -> str:
+    return ", ".join([*(f"{k}={v}" for k, v in c.kwargs.items()), f"num_warps={c.num_warps}"])
+
+
+class _ConfigCheck:
+    """Every config of an autotuned launch run on the same inputs, as a GPU's autotuner does at each new tuning key:
+    the tensor arguments' memory is saved before the launch, each config runs from it (Triton's own kernel_call, with
+    the autotuner's hooks) and leaves a copy of the arguments, and the memory is put back before the config whose
+    turn it is runs for real. Each config's copy is then compared with that run's (`mismatches`)."""
+
+    def __init__(self, tuner, tensors: dict):
+        self.tuner, self.tensors = tuner, tensors
+        storages = {}
+        for t in tensors.values():
+            st = torch.Tensor.untyped_storage(t)
+            storages.setdefault(st.data_ptr(), st)
+        self.saved = [(st, st.clone()) for st in storages.values()]
+        self.runs: list[tuple[object, dict]] = []
+
+    def restore(self) -> None:
+        for st, copy in self.saved:
+            st.copy_(copy)
+
+    def bench(self, config, kernel_call) -> None:
+        """Triton's `do_bench` for one config: a single run, its results kept, the arguments put back."""
+        kernel_call()
+        S.active, was = False, S.active  # the worker's own copies, not the candidate's torch work
+        try:
+            self.runs.append((config, {k: torch.Tensor.detach(t).clone() for k, t in self.tensors.items()}))
+            self.restore()
+        finally:
+            S.active = was
+
+    def mismatches(self, chosen, atol, rtol) -> list[str]:
+        from .compare import compare
+
+        out = []
+        for config, got in self.runs:
+            for k, t in self.tensors.items():
+                ok, msg, _, _ = compare(torch.Tensor.detach(t), got[k], atol, rtol)
+                if not ok:
+                    out.append(f"kernel {self.tuner.base_fn.__name__}: autotune config {_config_text(config)} writes "
+                               f"a different {k} than config {_config_text(chosen)} on the same inputs ({msg}); a "
+                               "GPU's autotuner may pick either")
+                    break
+        return out
+
+
+def _untimed_autotune(atol: float | None = None, rtol: float | None = None) -> None:
     """On a CPU, where kernels run in Triton's interpreter: @triton.autotune times no config (the interpreter has no
     driver to time with, and fails "0 active drivers") and each call takes the next config in turn, the first call
-    the first, so the trials check every config's output. A GPU picks whichever config is fastest there; when only
-    the first was ever run here, a second config that did half the work verified (red-teaming, 2026-12-06)."""
+    the first. A GPU picks whichever config is fastest there; when only the first was ever run here, a second config
+    that did half the work verified, and with 16 configs and 9 calls the last 7 never ran (red-teaming, 2026-12-06).
+    So during the trials, at each tuning key the autotuner has not met (each size: base, odd), every config runs on
+    the launch's inputs and must write what the config whose turn it is writes (`_ConfigCheck`); findings go to
+    `S.autotune`. More than MAX_AUTOTUNE_CONFIGS configs are refused rather than run."""
     from triton.runtime.autotuner import Autotuner
 
-    run = Autotuner.run
+    run, triton_bench = Autotuner.run, Autotuner._bench
 
     def run_in_turn(self, *args, **kwargs):
         self.cache.clear()  # choose again on every call, never from a cached pick
         self.cache_results = False
         self._tritonrl_calls = getattr(self, "_tritonrl_calls", 0) + 1
         self._tritonrl_benched = 0
-        return run(self, *args, **kwargs)
+        self._tritonrl_check = check = None
+        if S.active and len(self.configs) > MAX_AUTOTUNE_CONFIGS:
+            S.autotune.append(["autotune-too-many-configs", f"kernel {self.base_fn.__name__} has {len(self.configs)} "
+                               f"autotune configs; on a CPU the verifier runs every config and checks at most "
+                               f"{MAX_AUTOTUNE_CONFIGS}: offer fewer"])
+        elif S.active and len(self.configs) > 1:
+            keys = self.__dict__.setdefault("_tritonrl_keys", set())
+            key = _tuning_key(self, args, kwargs)
+            if key not in keys:
+                keys.add(key)
+                names = [*self.arg_names, *kwargs]
+                values = [*args, *kwargs.values()]
+                S.active = False
+                try:
+                    check = self._tritonrl_check = _ConfigCheck(
+                        self, {n: v for n, v in zip(names, values) if isinstance(v, torch.Tensor)})
+                finally:
+                    S.active = True
+        ret = run(self, *args, **kwargs)
+        if check is not None and check.runs:
+            S.active = False
+            try:
+                S.autotune += [["autotune-config-mismatch", m] for m in check.mismatches(self.best_config, atol, rtol)]
+            finally:
+                S.active = True
+        self._tritonrl_check = None
+        return ret
 
     def bench(self, *args, config, **meta):
         i, self._tritonrl_benched = self._tritonrl_benched, self._tritonrl_benched + 1
         turn = (self._tritonrl_calls - 1) % max(1, len(self.configs))
+        check = getattr(self, "_tritonrl_check", None)
+        if check is not None:  # run it through Triton's own _bench, whose timer is this single run
+            # `do_bench` is a cached_property: its cache in the instance dict is what _bench reads
+            self.__dict__["do_bench"] = lambda kernel_call, quantiles: check.bench(config, kernel_call)
+            try:
+                triton_bench(self, *args, config=config, **meta)
+            finally:  # nothing of the check's copies stays reachable from the kernel (held tensors are state)
+                self.__dict__.pop("do_bench", None)
         return [0.0 if i == turn else 1.0] * 3  # the config whose turn it is is "fastest"
 
     Autotuner.run, Autotuner._bench = run_in_turn, bench
@@ -684,7 +781,7 @@ def main(job_path: str) -> int:
     if job.get("guard_imports", True):
         _guard_imports()
     if device == "cpu":
-        _untimed_autotune()
+        _untimed_autotune(job.get("atol"), job.get("rtol"))
         _interpreter_globals_apart()
         _log_interpreter_text()
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
@@ -713,6 +810,7 @@ def main(job_path: str) -> int:
             model = ModelNew(*cfg["init"], **cfg.get("init_kwargs", {})).to(device)
             if cfg.get("perturb"):
                 perturb_parameters(model, cfg["seed"])
+                perturb_counters(model, cfg.get("counters", []), cfg["seed"])
             live = kept_tensors(model, vars(cand))
             kept = snapshot(live)
             # every other tensor the candidate holds (a closure, an object, a list three deep): compared after the
@@ -737,7 +835,7 @@ def main(job_path: str) -> int:
             with _gc_paused():
                 originals = to_device(inputs, device)
                 args = [x.clone() if isinstance(x, torch.Tensor) else x for x in originals]
-                S.launches, S.ops = [], set()
+                S.launches, S.ops, S.autotune = [], set(), []
                 _interp_races.findings.clear()
                 rec = {"label": cfg["label"], "trial": t}
                 t1 = _clock()
@@ -755,6 +853,7 @@ def main(job_path: str) -> int:
                 rec["launches"] = list(S.launches)
                 rec["ops"] = sorted(S.ops)
                 rec["races"] = _interp_races.findings[:3]
+                rec["autotune"] = S.autotune[:3]
                 rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))
                                   if isinstance(o, torch.Tensor) and not (a.shape == o.shape and _equal(a, o))]
                 result["trials"].append(rec)

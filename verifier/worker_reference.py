@@ -16,9 +16,9 @@ import time
 import types
 
 from . import problem as P
-from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, perturb_parameters, python_state,
-                           python_state_changes, seed_all, serve, shapes_of, snapshot, tensor_versions, to_device,
-                           versions_moved, write_json)
+from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, perturb_counters, perturb_parameters,
+                           python_state, python_state_changes, seed_all, serve, shapes_of, snapshot, tensor_versions,
+                           to_device, versions_moved, write_json)
 
 
 def _exec(src: str, name: str) -> types.ModuleType:
@@ -279,7 +279,7 @@ class Unverifiable(Exception):
 
 def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, perturb: bool,
                 signed: bool = False, ordered: bool = False, input_seed: int = 0, base: bool = False,
-                values: str | None = None, state_at: int | None = None):
+                values: str | None = None, state_at: int | None = None, counters: tuple[str, ...] = ()):
     """(module, init args, model, trials, names of kept tensors forward changed, indices of inputs forward changed
     in place). Each trial is (inputs on the device, output, host copies of the inputs taken before forward): a
     reference that changes its inputs in place (x.relu_(), x.mul_(2)) must not hand its changed inputs to the
@@ -296,6 +296,7 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
     model = mod.Model(*init[0], **init[1]).to(device)
     if perturb:
         perturb_parameters(model, seed)
+        perturb_counters(model, list(counters), seed)
     kept = snapshot(kept_tensors(model))
     versions = tensor_versions(kept_tensors(model))
     py_state = python_state([model])  # a reference that keeps Python state (a step count) lets candidates keep it too
@@ -481,6 +482,7 @@ def main(job_path: str) -> int:
     cand_side, ref_side, shapes, state_changed, skipped = [], [], [], [], []
     spent = 0.0  # seconds of retries at other sizes, all variants together (at most RETRY_S + one more)
     per_trial = 0.0  # seconds of one base trial, model construction included
+    counters: list[str] = []  # integer buffers the base trials changed (step counts): perturbed configs start them high
     for i, (label, vals, n) in enumerate(configs):
         cseed = seed + 1000 * i
         t_config = time.monotonic()
@@ -488,7 +490,7 @@ def main(job_path: str) -> int:
                                 input_seed=input_base + 1000 * i, base=label == "base",
                                 perturb=label.startswith("odd"), signed=label == "odd2", ordered=label == "ordered",
                                 values=label if label in P.VALUE_VARIANTS else None,
-                                state_at=job["trials"] if label == "base" else None)
+                                state_at=job["trials"] if label == "base" else None, counters=tuple(counters))
         note = None
         try:
             _, init, model, trials, changed, mutated, state = run(P.with_constants(src, vals))
@@ -537,7 +539,7 @@ def main(job_path: str) -> int:
                             "problem's domain)"})
             continue
         cand_side.append({"label": label, "seed": cseed, "init": _cpu(init[0]), "init_kwargs": _cpu(init[1]),
-                          "perturb": label.startswith("odd"),
+                          "perturb": label.startswith("odd"), "counters": list(counters),
                           "inputs": [given for _, _, given in trials],  # as they were before forward
                           **({"timed_from": job["trials"]} if label == "base" and extra else {})})
         ref_side.append({"label": label, "outputs": [_cpu(o) for _, o, _ in trials], "state": state})
@@ -546,6 +548,7 @@ def main(job_path: str) -> int:
                        "inputs": shapes_of(trials[0][0]), **(note or {})})
         if label == "base":
             base_model, base_inputs, inputs_mutated = model, trials[0][0], mutated
+            counters = [k for k, v in state.items() if not (v.is_floating_point() or v.is_complex())]
             per_trial = (time.monotonic() - t_config) / n
         del trials
     t_save = time.monotonic()
