@@ -8,7 +8,9 @@
 #          samples the held-out problems the same way
 #   RL_MIN --time-limit of each run, minutes;  HARD  seconds after which both runs are stopped; training
 #          also stops AFTER_S seconds before HARD (--train-until), so the final save and the held-out "after"
-#          evaluation fit in the call. The "after" evaluation runs once every run has stopped, one run at a time
+#          evaluation fit in the call (give it 180 s a run: 110 s and 125 s were not enough for a 15-step final,
+#          2026-12-06, rl_entq0.2_h100_20261206b; it samples 16 problems a pass, so a cut one keeps the problems
+#          done, marked "partial"). The "after" evaluation runs once every run has stopped, one run at a time
 #          with all verifier jobs (benchmarks/heldout_eval.py, same samples as the run's own evaluation: eval
 #          seed 0), and is appended to the run's heldout.jsonl; AFTER_S defaults to 40 s plus 120 s per run
 #          (32 held-out problems x 4 took 104 s alone on an H100; two runs' in-run evaluations side by side at 7
@@ -98,7 +100,7 @@ for R in $RUNS; do
   [ -f $D/final/tritonrl.json ] && [ -f $D/prompts.jsonl ] && [ $LEFT -gt 60 ] || { log "no held-out after for $R"; continue; }
   log "held-out after: $R (${LEFT}s left)"
   timeout -k 5 $LEFT python3 benchmarks/heldout_eval.py --prompts $D/prompts.jsonl --model $D/final --n ${EVAL_N:-4} \
-    --seed 0 --jobs 14 --device cuda --out $L/heldout_after_$R.json --append-to $D > $L/heldout_after_$R.log 2>&1
+    --seed 0 --jobs 14 --device cuda --rows-per-pass 16 --out $L/heldout_after_$R.json --append-to $D > $L/heldout_after_$R.log 2>&1
   tail -1 $L/heldout_after_$R.log
 done
 for R in $RUNS; do
