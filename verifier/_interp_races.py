@@ -17,6 +17,12 @@ carry handed on under a lock is not), so it trusts both sides. No other atomic i
 `atomic_xchg` or `atomic_add` would otherwise excuse any race), so a decoupled look-back that waits on a flag and "the
 last program to bump a counter reduces the others' partials" are reported: known false positives.
 
+Memory is tracked in cells of the smallest element size the launch has accessed so far (an element of a larger
+type covers several cells), so a value stored as one type and read back through a view of another, at another
+address, is seen (red-teaming, 2026-12-06: a float32 carry read as the high half of an int64 slot). A GPU faults on
+a misaligned access, so elements are naturally aligned and cells are exact; a launch with one element size keeps one
+cell per element, as before.
+
 A launch that touches more than LIMIT distinct elements is a finding (too large to check here; CPU problems are
 shrunk far below it), never a pass unchecked.
 
@@ -43,6 +49,22 @@ class _Launch:
         self.atomic: dict[int, int] = {}  # element address -> the program that updated it atomically, or MULTI
         self.synced: set[int] = set()     # programs that acquired a lock (an atomic_cas that changed its value)
         self.found = False  # one finding per launch is enough
+        self.cell = 0       # bytes per cell: the smallest element size accessed so far (0: nothing yet)
+
+    def cells(self, addrs: np.ndarray, size: int) -> np.ndarray:
+        """The cells that elements of `size` bytes at byte addresses `addrs` cover. A smaller element size than any
+        before splits every cell recorded so far (rare: a launch mixes a few element sizes at most)."""
+        if not self.cell or size < self.cell:
+            if self.cell:
+                k = self.cell // size
+                for d in (self.writer, self.reader, self.atomic):
+                    split = {c * k + j: v for c, v in d.items() for j in range(k)}
+                    d.clear()
+                    d.update(split)
+            self.cell = size
+        first = addrs.astype(np.uint64) // np.uint64(self.cell)
+        n = max(1, size // self.cell)
+        return first if n == 1 else (first[:, None] + np.arange(n, dtype=np.uint64)).reshape(-1)
 
     def name(self, p: int) -> str:
         _, ny, nz = self.grid
@@ -73,6 +95,13 @@ def _accessed(ptrs, mask) -> tuple[np.ndarray, np.ndarray]:
     return a, np.broadcast_to(np.asarray(mask.data, dtype=bool), np.shape(ptrs.data)).reshape(-1)
 
 
+def _size(ptrs) -> int:
+    """Bytes per element the pointers point to (a bool is stored as int8; a pointer element is 8 bytes)."""
+    elem = getattr(ptrs.dtype, "element_ty", None)
+    bits = getattr(elem, "primitive_bitwidth", None) or (64 if elem is not None and hasattr(elem, "element_ty") else 8)
+    return max(1, int(bits) // 8)
+
+
 _inside_atomic = [False]  # an atomic load or store running through the interpreter's plain ones
 
 
@@ -86,7 +115,7 @@ def _on_load(ptrs, mask) -> None:
     if L is None:
         return
     addrs, m = _accessed(ptrs, mask)
-    keys = set(np.unique(addrs[m]).tolist())  # a broadcast load of one element is one element
+    keys = set(np.unique(L.cells(addrs[m], _size(ptrs))).tolist())  # a broadcast load of one element is one element
     if not keys:
         return
     p = L.program
@@ -127,7 +156,7 @@ def _on_store(builder, load, ptrs, value, mask) -> None:
     same = old == new
     if np.issubdtype(old.dtype, np.floating):
         same |= np.isnan(old) & np.isnan(new)
-    changed = addrs[m & ~same.reshape(-1)].tolist()
+    changed = L.cells(addrs[m & ~same.reshape(-1)], _size(ptrs)).tolist()
     for a in changed:
         if a in L.atomic and L.atomic[a] != p and not sync:
             L.report(f"program {L.name(p)} stores plainly to an element that another program updates atomically in "
@@ -159,7 +188,7 @@ def _on_atomic(ptrs, mask) -> None:
         a = a[np.broadcast_to(np.asarray(mask.data, dtype=bool), np.shape(ptrs.data)).reshape(-1)]
     p = L.program
     sync = p in L.synced
-    for x in np.unique(a).tolist():
+    for x in np.unique(L.cells(a, _size(ptrs))).tolist():
         w, r = L.writer.get(x), L.reader.get(x)
         if w is not None and w[0] != p and not (sync and w[1]):
             L.report(f"program {L.name(p)} updates atomically an element that program {L.name(w[0])} stored plainly "
