@@ -251,3 +251,29 @@ def test_retries_at_other_sizes_stay_within_half_the_time_limit():
     assert _may_retry(0.0, now - 5, 1.0, 2, 90.0) is None and _may_retry(0.0, now - 80, 9.0, 2, None) is None
     assert "half" in _may_retry(0.0, now - 30, 5.0, 2, 90.0)  # 30 s + 3 trials of 5 s > 45 s
     assert "stop after" in _may_retry(RETRY_S + 1, now, 0.1, 0, 90.0)
+
+
+def test_large_plan_grows_past_the_problems_own_sizes_within_the_budget():
+    """The "large" variant: odd sizes past next_power_of_2 of the problem's own (a fixed block of 512 misses a 513th
+    column), kept to the budget by halving the smallest sizes first; when the problem's own sizes already fill the
+    budget, only sizes above the base trials' are checked and the note says so. Planned on the meta device."""
+    from verifier.worker_reference import plan_large, plan_small
+
+    assert P.grow(320) == 513 and P.grow(256) == 385 and P.grow((16, 3)) == (25, 3)
+    rows = SRC.replace("N = 2048 * 2", "N = 320")
+    consts = P.size_constants(rows)
+    own = {c.name: c.value for c in consts if c.scalable}
+    plans, note = plan_large(rows, consts, own, 1 << 15, 1 << 16)
+    assert note is None and plans[0][0]["batch_size"] == 25 and plans[0][0]["N"] == 513, plans
+    src = SRC.replace("N = 2048 * 2", "N = 16384").replace("shape = (32768,)\n", "")  # 16 x 16384: over the CPU budget
+    consts = P.size_constants(src)
+    small = plan_small(src, consts, 1 << 15, 1 << 16)
+    plans, note = plan_large(src, consts, small, 1 << 15, 1 << 16)
+    big = plans[0][0]
+    assert big["N"] > small["N"] and big["batch_size"] * big["N"] <= 1 << 15, (small, big)
+    assert "no size above the problem's own fits" in note and "N exceed the base trials' only" in note, note
+    plans, note = plan_large(src, consts, {**small, "N": 1 << 15}, 1 << 15, 1 << 16)  # nothing above the base fits
+    assert plans == [] and "no size above the base trials' fits" in note
+    own = {"batch_size": 16, "N": 16384}
+    plans, note = plan_large(src, consts, own, 1 << 28, 1 << 29)  # the GPU budget: above the problem's own
+    assert note is None and plans[0][0]["N"] == 24577 and plans[0][0]["batch_size"] == 25

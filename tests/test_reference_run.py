@@ -85,7 +85,7 @@ def test_odd_sizes_that_break_a_ratio_are_replaced_by_one_common_factor():
     checked, and each says why in its note."""
     from test_problem import RATIO
 
-    run = ReferenceRun(RATIO, CFG.__class__(device="cpu", trials=1, perturb=2))
+    run = ReferenceRun(RATIO, CFG.__class__(device="cpu", trials=1, perturb=2, larger=False))
     try:
         ref = run.result()
     finally:
@@ -106,7 +106,7 @@ def test_odd_sizes_keep_one_size_the_reference_needs():
     fussy = PROBLEM.replace("return torch.relu(x)", "assert x.shape[1] % 512 == 0, 'dim must be a multiple of "
                             "512'\n        return torch.relu(x)")
     assert fussy != PROBLEM
-    run = ReferenceRun(fussy, CFG.__class__(device="cpu", trials=1, perturb=2))
+    run = ReferenceRun(fussy, CFG.__class__(device="cpu", trials=1, perturb=2, larger=False))
     try:
         ref = run.result()
     finally:
@@ -124,7 +124,7 @@ def test_variants_the_reference_cannot_run_are_flagged_on_every_verdict():
     fussy = PROBLEM.replace("return torch.relu(x)", "assert x.shape[1] % 512 == 0 and x.shape[0] % 16 == 0, "
                             "'dim must be a multiple of 512'\n        return torch.relu(x)")
     assert fussy != PROBLEM
-    vs = verify_batch(fussy, [HONEST, WRONG], CFG.__class__(device="cpu", trials=1, perturb=2))
+    vs = verify_batch(fussy, [HONEST, WRONG], CFG.__class__(device="cpu", trials=1, perturb=2, larger=False))
     assert [v.ok for v in vs] == [True, False] and vs[1].stage == "correctness", [v.summary() for v in vs]
     for v in vs:
         assert [s["label"] for s in v.shapes] == ["base", "ordered", "scaled", "zeros"]

@@ -22,7 +22,13 @@ MIN_SCALABLE = 8  # smaller ints (kernel sizes, dims, small channel counts) are 
 STRESS_SCALE = 32.0  # a power of two: scaling is exact, so only what the kernel computes can differ
 ARG_FACTOR = 1.5
 VALUE_VARIANTS = {"scaled": f"floating inputs times {STRESS_SCALE:g}", "zeros": "all-zero floating inputs",
-                  "args": f"float arguments of __init__ and forward times {ARG_FACTOR:g}"}
+                  "args": f"float arguments of __init__ and forward times {ARG_FACTOR:g}",
+                  "ints": "int and bool arguments of __init__ and forward changed (k to k+1 or k-1, a bool negated)"}
+# Int arguments named like a dimension selector are never changed by the "ints" variant: the user's module is built
+# and called with the problem's own value, and a kernel written for that one axis (a row softmax for dim=1, the usual
+# KernelBench answer) is what was asked for; another axis is another problem. A factor, a count or a flag is not
+# like that: a kernel that hard-codes it is right only by the problem's choice of value, so it is changed.
+ARG_SELECTOR = re.compile(r"^(dims?|axis|axes)_?\d*$|_(dims?|axis)$", re.I)
 
 
 class ProblemError(ValueError):
@@ -162,4 +168,13 @@ def rescale(value: int | tuple[int, ...], num: int, den: int) -> int | tuple[int
     first, or making each size odd, breaks them."""
     def one(v: int) -> int:
         return v if v < MIN_SCALABLE // 2 else max(1, v * num // den)
+    return type(value)(one(v) for v in value) if isinstance(value, tuple) else one(value)
+
+
+def grow(value: int | tuple[int, ...]) -> int | tuple[int, ...]:
+    """A size above `value` (each element of a tuple) for the "large" variant: odd, at least 3/2 of it, and past
+    triton.next_power_of_2 of it, so a kernel whose one fixed block covers the problem's own size (BLOCK = 512 for
+    320 columns, no loop) misses the end of a row. Sizes under MIN_SCALABLE // 2 stay."""
+    def one(v: int) -> int:
+        return v if v < MIN_SCALABLE // 2 else max((1 << (v - 1).bit_length()) + 1, (3 * v // 2) | 1)
     return type(value)(one(v) for v in value) if isinstance(value, tuple) else one(value)

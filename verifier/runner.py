@@ -46,9 +46,14 @@ class VerifyConfig:
                                     # (ascending, then descending): the extreme of each reduced row sits at
                                     # its end, so a kernel that skips the first or last element always fails
     values: bool = True             # one trial each with floating inputs times 32, with all-zero floating inputs,
-                                    # and with the float arguments of __init__ and forward times 1.5 (at the small
-                                    # sizes; a variant the reference cannot run, or gets non-finite outputs from, is
-                                    # left out and named in the verdict's flags)
+                                    # with the float arguments of __init__ and forward times 1.5, and with their int
+                                    # and bool arguments changed (at the small sizes; a variant the reference cannot
+                                    # run, or gets non-finite outputs from, is left out and named in the verdict's
+                                    # flags)
+    larger: bool = True             # one trial with the size constants above the problem's own (odd, past the next
+                                    # power of two: a fixed block sized for the problem's rows misses their end),
+                                    # within the per-input and total budgets below; a flag says when the budget kept
+                                    # them at or under the problem's own
     timeout_s: float | None = None  # per candidate phase; default 90 s CPU, 180 s GPU
     memory_bytes: int | None = None  # host memory of one sandbox; default 6 GiB CPU, 32 GiB GPU
     measure: bool = True            # GPU only: time candidate and baselines
@@ -215,6 +220,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     want_timing = cfg.times and key not in _TIMING_CACHE
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "values": cfg.values,
+           "larger": cfg.larger,
            "per_tensor": cfg.per_tensor,
            "total": cfg.total, "gpu_per_tensor": cfg.gpu_per_tensor, "gpu_total": cfg.gpu_total,
            "time": want_timing, "timed_sets": TIMED_SETS if cfg.times else 0, "compile": cfg.compile_baseline,
@@ -474,6 +480,9 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
         run += 1
         where = f"{t['label']} trial {t['trial'] + 1}" + (f" ({VALUE_VARIANTS[t['label']]})"
                                                           if t["label"] in VALUE_VARIANTS else "")
+        if t["label"] == "large":  # the one trial above the problem's sizes: which sizes, so the failure is clear
+            where += " (larger sizes: " + ", ".join(f"{k} = {c!r}" for s in ref.shapes if s["label"] == "large"
+                                                    for k, c in s["constants"].items()) + ")"
         if t.get("error"):
             e = t["error"]
             msg = f"{e['type']}: {e['message']}"
@@ -552,8 +561,11 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
                                       f"{', '.join(sorted(_state_names(ref.state_changed))[:6]) or 'Python values'}: "
                                       "a call counter beside real state is still a call counter")
     v.trials = {"passed": passed, "run": run}
-    shape_skips = [s for s in ref.skipped if s.get("kind") != "values"]
+    shape_skips = [s for s in ref.skipped if s.get("kind") not in ("values", "limited")]
     value_skips = [s for s in ref.skipped if s.get("kind") == "values"]
+    for s in ref.skipped:  # the large variant kept to the budget: not above the problem's own sizes, or left out
+        if s.get("kind") == "limited":
+            v.flags.append(Finding("correctness", "sizes-limited", f"{s['label']}: {s['why']}"[:500]))
     if shape_skips:  # fewer shapes than planned: the verdict says which were not checked, and why
         checked = sum(s["label"] not in VALUE_VARIANTS for s in ref.shapes)
         v.flags.append(Finding("correctness", "shapes-skipped", f"checked at {checked} of "

@@ -170,6 +170,73 @@ def _first_that_runs(src: str, plans: list[dict], per_tensor: int, device: str, 
     return None
 
 
+def _elems(v: int | tuple[int, ...]) -> tuple[int, ...]:
+    return v if isinstance(v, tuple) else (v,)
+
+
+def _above(values: dict, ref: dict) -> list[str]:
+    """The constants of `values` with a size above the same constant's in `ref`."""
+    return [k for k, v in values.items() if k in ref and any(a > b for a, b in zip(_elems(v), _elems(ref[k])))]
+
+
+def _excess(src: str, values: dict, per_tensor: int, total: int) -> float:
+    """How far over the budget these sizes are (at most 1: within it): the largest input over `per_tensor`, all inputs
+    over `total`, the model's parameters over 64 x `total` (plan_small's limits)."""
+    n = _numels(P.with_constants(src, values)) or [0]
+    params = _param_numel(P.with_constants(src, values))
+    return max(max(n) / per_tensor, sum(n) / total, params / (64 * total))
+
+
+def _room(src: str, values: dict, per_tensor: int, total: int, together: bool = False) -> dict | None:
+    """`values` with sizes halved until they fit the budget (`_excess`): each time the smallest size whose halving
+    gets closer to it, all equal ones together (a batch gives way to the row length a fixed block would have to cover;
+    a width only the weights show is not halved for inputs that are too large), or with `together` every size at
+    once (the ratios between them kept). None when they never fit."""
+    for _ in range(200):
+        over = _excess(src, values, per_tensor, total)
+        if over <= 1:
+            return values
+        if together:
+            steps = [{k: P.shrink(v) for k, v in values.items()}]
+        else:
+            smaller = sorted({x for v in values.values() for x in _elems(v) if P.shrink(x) < x})
+            steps = [_replace(values, x, P.shrink(x)) for x in smaller]
+        values = next((nxt for nxt in steps if nxt != values and _excess(src, nxt, per_tensor, total) < over), None)
+        if values is None:
+            return None
+    return None
+
+
+def plan_large(src: str, consts: list[P.SizeConstant], base: dict, per_tensor: int,
+               total: int) -> tuple[list[tuple[dict, str]], str | None]:
+    """Sizes above the problem's own for the one "large" trial: every other variant is the problem's size or smaller,
+    so a kernel with one fixed block sized for the problem's rows (no loop) passed them all.
+
+    (plans, note). The plans, in the order tried while the reference fails at the one before: every scalable size
+    grown (problem.grow), then every size doubled (a size that must stay even or a multiple of its own), doubled and
+    halved together (sizes that must keep a ratio); each kept to the budget of the base plan by `_room`, and kept only
+    where some size ends above the base trials' (`base`). The note says when the budget left no plan at all, or the
+    first one at or under the problem's own sizes (then it checks sizes above the base trials' only)."""
+    own = {c.name: c.value for c in consts if c.scalable}
+    if not own:
+        return [], None
+    doubled = {k: P.rescale(v, 2, 1) for k, v in own.items()}
+    plans: list[tuple[dict, str]] = []
+    for vals, how, together in (({k: P.grow(v) for k, v in own.items()}, "every size grown", False),
+                                (doubled, "every size of the problem's own doubled", False),
+                                (doubled, "every size doubled, then halved together to fit", True)):
+        vals = _room(src, vals, per_tensor, total, together)
+        if vals is not None and _above(vals, base) and all(vals != v for v, _ in plans):
+            plans.append((vals, how))
+    budget = f"the budget ({per_tensor} elements an input, {total} in all)"
+    if not plans:
+        return [], f"no size above the base trials' fits {budget}"
+    if not _above(plans[0][0], own):
+        return plans, (f"no size above the problem's own fits {budget}: the large trial's "
+                       f"{', '.join(_above(plans[0][0], base))} exceed the base trials' only")
+    return plans, None
+
+
 def _forward_once(src: str, device: str) -> None:
     """One forward of the problem at these sizes (raises what it raises)."""
     import torch
@@ -246,7 +313,7 @@ def _stressed(xs: list, how: str) -> list:
 
 
 class NothingToVary(Exception):
-    """The problem passes no float argument: the "args" variant has nothing to check."""
+    """The problem passes no argument the variant can change (no float for "args", no int or bool for "ints")."""
 
 
 def _varied(x, counter: list):
@@ -260,6 +327,129 @@ def _varied(x, counter: list):
     if isinstance(x, dict):
         return {k: _varied(v, counter) for k, v in x.items()}
     return x
+
+
+def _int_leaves(x, path: tuple = ()) -> list[tuple[tuple, int]]:
+    """(path, value) of every Python int and bool in `x`, lists, tuples (not named ones) and dicts opened."""
+    if type(x) in (int, bool):
+        return [(path, x)]
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return [leaf for i, v in enumerate(x) for leaf in _int_leaves(v, path + (i,))]
+    if isinstance(x, dict):
+        return [leaf for k, v in x.items() for leaf in _int_leaves(v, path + (k,))]
+    return []
+
+
+def _with_leaf(x, path: tuple, new):
+    """`x` with the leaf at `path` replaced by `new` (containers copied along the path, nothing else)."""
+    if not path:
+        return new
+    if isinstance(x, dict):
+        return {k: _with_leaf(v, path[1:], new) if k == path[0] else v for k, v in x.items()}
+    return type(x)(_with_leaf(v, path[1:], new) if i == path[0] else v for i, v in enumerate(x))
+
+
+def _other_ints(v: int) -> list[int]:
+    """Values to try in place of an int argument, in order: a bool negated, an int moved by one away from zero
+    first, then towards it, its sign kept (a count of 3 becomes 4, else 2; 0 becomes 1)."""
+    if type(v) is bool:
+        return [not v]
+    if v == 0:
+        return [1]
+    step = 1 if v > 0 else -1
+    return [v + step] + ([v - step] if abs(v) > 1 else [])
+
+
+def _arg_names(fn, n: int) -> list[str | None]:
+    """The parameter names of method `fn` (self aside) that `n` positional arguments bind to (None where unknown,
+    e.g. *args)."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return [None] * n
+    pos = [q.name for q in params if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+    return (pos + [None] * n)[:n]
+
+
+def _structure(out) -> list:
+    """What an output is, sizes aside: each leaf's type, and a tensor's dtype and number of dimensions."""
+    import torch
+
+    return [(type(t).__name__, str(t.dtype), t.dim()) if isinstance(t, torch.Tensor) else type(t).__name__
+            for t in _leaves(out)]
+
+
+MAX_INT_PROBES = 16  # int and bool arguments tried one at a time (each a forward of the reference at the small sizes)
+
+
+def _int_changes(mod, device: str, seed: int, input_seed: int, sizes: set[int],
+                 dropped: list[str]) -> list[tuple[tuple, int]]:
+    """The int and bool arguments the "ints" variant changes, as (path, new value) into (init args, init kwargs,
+    forward inputs). Each is tried alone on the reference, and changed only where the reference still runs, its output
+    keeps its structure (leaf types, dtypes, numbers of dimensions) and stays finite, and the output changes (else the
+    change tests nothing). Left alone: ints equal to a scalable size constant (the size variants change those),
+    arguments named like dimension selectors (problem.ARG_SELECTOR). Changes the reference cannot run are described
+    in `dropped` (they are named in the verdict's flags, as values outside the problem's domain)."""
+    import torch
+
+    from .compare import compare
+
+    def forward(changes: list[tuple[tuple, int]]):
+        seed_all(seed)
+        args = (*init_args(mod), None)
+        for path, new in changes:
+            if path[0] < 2:
+                args = _with_leaf(args, path, new)
+        seed_all(seed)
+        model = mod.Model(*args[0], **args[1]).to(device)
+        seed_all(input_seed + 1)
+        inputs = input_list(mod)
+        for path, new in changes:
+            if path[0] == 2:
+                inputs = _with_leaf(inputs, path[1:], new)
+        with torch.no_grad():
+            return _cpu(model(*to_device(inputs, device)))
+
+    seed_all(seed)
+    pos, kw = init_args(mod)
+    seed_all(input_seed + 1)
+    inputs = input_list(mod)
+    names = (_arg_names(mod.Model.__init__, len(pos)), None, _arg_names(mod.Model.forward, len(inputs)))
+    leaves = [(path, v) for path, v in _int_leaves((pos, kw, inputs))
+              if not (type(v) is int and v in sizes)][:MAX_INT_PROBES]
+    base = forward([])
+    keep: list[tuple[tuple, int]] = []
+    for path, v in leaves:
+        name = path[1] if path[0] == 1 else names[path[0]][path[1]]
+        if name is not None and P.ARG_SELECTOR.search(str(name)):
+            continue
+        label = str(name if name is not None else f"{'forward' if path[0] == 2 else '__init__'} argument {path[1]}")
+        label += "".join(f"[{k!r}]" for k in path[2:])
+        why = None
+        for new in _other_ints(v):
+            try:
+                out = forward([(path, new)])
+            except Exception as e:
+                why = why or f"{label} = {new!r} instead of {v!r} ({type(e).__name__}: {str(e)[:120]})"
+                continue
+            if _structure(out) != _structure(base):
+                continue  # another kind of output (keepdim, return_indices): not a comparison of the same thing
+            if not _finite(out):
+                why = why or f"{label} = {new!r} instead of {v!r} (non-finite outputs)"
+                continue
+            try:
+                same = compare(base, out)[0]
+            except Exception:
+                same = False  # shapes differ: the output did change
+            if not same:
+                keep.append((path, new))
+                why = None
+            break
+        if why:
+            dropped.append(why)
+    return keep
 
 
 def _finite(out) -> bool:
@@ -279,7 +469,8 @@ class Unverifiable(Exception):
 
 def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, perturb: bool,
                 signed: bool = False, ordered: bool = False, input_seed: int = 0, base: bool = False,
-                values: str | None = None, state_at: int | None = None, counters: tuple[str, ...] = ()):
+                values: str | None = None, state_at: int | None = None, counters: tuple[str, ...] = (),
+                sizes: frozenset = frozenset(), dropped: list | None = None):
     """(module, init args, model, trials, names of kept tensors forward changed, indices of inputs forward changed
     in place). Each trial is (inputs on the device, output, host copies of the inputs taken before forward): a
     reference that changes its inputs in place (x.relu_(), x.mul_(2)) must not hand its changed inputs to the
@@ -292,6 +483,14 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
     varied = [0]
     if values == "args":  # another configuration: a candidate must read its arguments, not hard-code the problem's
         init = (_varied(init[0], varied), _varied(init[1], varied))
+    changes = []
+    if values == "ints":  # the same for int and bool arguments, where the reference runs with other values
+        changes = _int_changes(mod, device, seed, input_seed, sizes, [] if dropped is None else dropped)
+        if not changes:
+            raise NothingToVary()
+        for path, new in changes:
+            if path[0] < 2:
+                init = _with_leaf(init, path, new)
     seed_all(seed)
     model = mod.Model(*init[0], **init[1]).to(device)
     if perturb:
@@ -325,6 +524,9 @@ def _run_config(src: str, device: str, seed: int, n_trials: int, name: str, pert
             inputs = _varied(inputs, varied)
             if not varied[0]:
                 raise NothingToVary()
+        for path, new in changes:  # the "ints" variant's changes of forward's arguments
+            if path[0] == 2:
+                inputs = _with_leaf(inputs, path[1:], new)
         given = [_cpu(x, copy=True) for x in inputs]
         with torch.no_grad():
             out = model(*inputs)
@@ -441,11 +643,20 @@ def _may_retry(spent: float, start: float, per_trial: float, trials_left: int, t
     return None
 
 
+def _skip_ints(skipped: list[dict], vals: dict, dropped: list[str]) -> None:
+    """Name the int and bool arguments the "ints" variant left as they were because the reference fails (or turns
+    non-finite) with other values: outside the problem's domain, flagged as the float variants' failures are."""
+    if dropped:
+        skipped.append({"label": "ints", "kind": "values", "constants": vals,
+                        "why": "int or bool arguments the reference cannot take: " + "; ".join(dropped)})
+
+
 def main(job_path: str) -> int:
     start = time.monotonic()
     job = json.load(open(job_path))
     device, seed = job["device"], job["seed"]
     input_base = random.SystemRandom().randrange(2**31 - 10**6)  # trial inputs' seeds: never sent to a candidate
+    skipped: list[dict] = []  # variants the reference cannot run (or runs only in part): named in the verdicts' flags
     try:
         import torch
 
@@ -469,6 +680,18 @@ def main(job_path: str) -> int:
             odd = {n: P.oddify(v, k) for n, v in small.items()}
             if odd and odd != base_vals and all(odd != c[1] for c in configs):
                 configs.append((f"odd{k + 1}", odd, 1))
+        own = {c.name: c.value for c in consts if c.scalable}
+        large_alts: list[tuple[dict, str]] = []
+        if job.get("larger"):  # one trial above the problem's own sizes, within the budget the base trials keep
+            gpu = device == "cuda"
+            budget = (job["gpu_per_tensor"], job["gpu_total"]) if gpu else (job["per_tensor"], job["total"])
+            plans, large_note = plan_large(src, consts, {**own, **base_vals}, *budget)
+            if plans and all(plans[0][0] != c[1] for c in configs):
+                configs.append(("large", plans[0][0], 1))
+                large_alts = plans[1:]  # where the reference fails at the first (sizes that must keep a ratio)
+            if large_note:
+                skipped.append({"label": "large", "kind": "limited", "constants": plans[0][0] if plans else {},
+                                "why": large_note})
         if job.get("ordered"):  # at the CPU sizes on a GPU too: ends are ends at any size, and it stays cheap
             configs.append(("ordered", small, 2))
         if job.get("values"):  # other values at the same small sizes: one trial each
@@ -479,7 +702,8 @@ def main(job_path: str) -> int:
     # this worker's own clock (diagnostics for the verdict's phases, never judged): where a reference's seconds go
     t_runs = time.monotonic()
     clock = {"reference_import": t_plan - start, "reference_plan": t_runs - t_plan}
-    cand_side, ref_side, shapes, state_changed, skipped = [], [], [], [], []
+    cand_side, ref_side, shapes, state_changed = [], [], [], []
+    dropped: list[str] = []  # the "ints" variant's changes the reference cannot run
     spent = 0.0  # seconds of retries at other sizes, all variants together (at most RETRY_S + one more)
     per_trial = 0.0  # seconds of one base trial, model construction included
     counters: list[str] = []  # integer buffers the base trials changed (step counts): perturbed configs start them high
@@ -490,11 +714,14 @@ def main(job_path: str) -> int:
                                 input_seed=input_base + 1000 * i, base=label == "base",
                                 perturb=label.startswith("odd"), signed=label == "odd2", ordered=label == "ordered",
                                 values=label if label in P.VALUE_VARIANTS else None,
-                                state_at=job["trials"] if label == "base" else None, counters=tuple(counters))
+                                state_at=job["trials"] if label == "base" else None, counters=tuple(counters),
+                                sizes=frozenset(x for v in vals.values() for x in _elems(v)), dropped=dropped)
         note = None
+        dropped.clear()
         try:
             _, init, model, trials, changed, mutated, state = run(P.with_constants(src, vals))
         except NothingToVary:
+            _skip_ints(skipped, vals, dropped)
             continue
         except Exception as e:
             if label in P.VALUE_VARIANTS:  # values outside the problem's domain (a probability times 32): not a test
@@ -513,7 +740,8 @@ def main(job_path: str) -> int:
                             f"reference ({type(e).__name__}: {str(e)[:200]})"}
                 except Exception as e2:
                     tried[0] += f"; on the problem's own input values too: {type(e2).__name__}: {str(e2)[:200]}"
-            for alt, how in ([] if note else _other_sizes(label, vals, small, planned)):
+            alts = large_alts if label == "large" else _other_sizes(label, vals, small, planned)
+            for alt, how in ([] if note else alts):
                 if why_not := _may_retry(spent, start, per_trial, sum(c[2] for c in configs[i + 1:]),
                                          job.get("timeout_s")):
                     tried[0] += f" ({why_not})"
@@ -521,7 +749,8 @@ def main(job_path: str) -> int:
                 t0 = time.monotonic()
                 try:
                     _, init, model, trials, changed, _, state = run(P.with_constants(src, alt))
-                    note, vals = {"sizes": how, "note": f"odd sizes break the reference ({tried[0]})"}, alt
+                    what = "larger" if label == "large" else "odd"
+                    note, vals = {"sizes": how, "note": f"{what} sizes break the reference ({tried[0]})"}, alt
                     break
                 except Exception as e2:
                     tried.append(f"{how} {alt}: {type(e2).__name__}: {str(e2)[:200]}")
@@ -538,6 +767,7 @@ def main(job_path: str) -> int:
                             "constants": vals, "why": f"{what} give the reference non-finite outputs (outside the "
                             "problem's domain)"})
             continue
+        _skip_ints(skipped, vals, dropped)
         cand_side.append({"label": label, "seed": cseed, "init": _cpu(init[0]), "init_kwargs": _cpu(init[1]),
                           "perturb": label.startswith("odd"), "counters": list(counters),
                           "inputs": [given for _, _, given in trials],  # as they were before forward
