@@ -27,9 +27,10 @@ PLANTER = HONEST.replace("    def forward(self, x):\n", textwrap.indent(textwrap
 
 
 def test_pooled_verifications_do_not_see_each_other():
-    # one forward call per verification (the planter would find its own file on a second call)
+    # one forward call per verification (the planter would find its own file on a second call): no value variants,
+    # no large trial
     cfg = VerifyConfig(device="cpu", pool=True, static_checks=False, guard_imports=False, trials=1, perturb=0,
-                       ordered=False, values=False)
+                       ordered=False, values=False, larger=False)
     first = verify(PROBLEM, PLANTER, cfg)
     assert first.ok, first.summary()          # it planted, and found nothing
     again = verify_batch(PROBLEM, [PLANTER, PLANTER], cfg)

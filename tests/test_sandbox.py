@@ -308,7 +308,9 @@ def test_trial_inputs_cannot_be_predicted_from_the_construction_seed():
     from a seed that never leaves the reference's sandbox. With static rules off (they forbid reading the seed),
     a candidate that redraws the inputs from the construction seed in __init__ and looks its answers up fails."""
     cheat = (CORPUS / "cheats" / "relu__predict_inputs_from_seed.py").read_text()
-    v = verify(PROBLEM.read_text(), cheat, static_checks=False, device="cpu", trials=2)
+    # larger=False: the cheat's table has no entry for the large trial's shape (a KeyError there, refused as a
+    # forward error, before the wrong answers this test is about)
+    v = verify(PROBLEM.read_text(), cheat, static_checks=False, device="cpu", trials=2, larger=False)
     assert not v.ok and v.stage == "correctness", v.summary()
 
 
