@@ -62,7 +62,7 @@ class _Launch:
                     d.clear()
                     d.update(split)
             self.cell = size
-        first = addrs.astype(np.uint64) // np.uint64(self.cell)
+        first = addrs.astype(np.uint64, copy=False) // np.uint64(self.cell)  # every load and store: no copy
         n = max(1, size // self.cell)
         return first if n == 1 else (first[:, None] + np.arange(n, dtype=np.uint64)).reshape(-1)
 

@@ -1016,7 +1016,6 @@ class _Checker:
                                 self.add("state-in-forward", f"forward stores into '{ast.unparse(t)}', and '{root}' "
                                          "is not an object forward made (an argument, self or a module-level object, "
                                          "under another name): state kept across calls is not allowed", sub)
-
             for dec in fn.decorator_list:
                 if not self._plain_decorator(dec):
                     self.add("state-in-forward", f"decorator '{ast.unparse(dec)}' on a forward-path function "
