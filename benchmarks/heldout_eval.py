@@ -2,7 +2,7 @@
 
     python benchmarks/heldout_eval.py --model CKPT [--prompts RUN/prompts.jsonl] [--n 4] [--seed 0] \
         [--max-new-tokens 1024] [--temperature 1.0] [--jobs 14] [--device auto] [--split heldout|train] \
-        [--limit N] [--out FILE.json] [--rows-per-pass K] [--append-to RUN_DIR [--tag after]]
+        [--limit N] [--out FILE.json] [--samples FILE.jsonl] [--rows-per-pass K] [--append-to RUN_DIR [--tag after]]
 
 --prompts defaults to benchmarks/rl_prompts_h200.jsonl: the prompt set of benchmarks/rl_h200_call.sh's runs
 (`build_prompt_set(400, 32, 7001)`, the SFT corpora excluded, the novelty guard on), committed so that the
@@ -28,6 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+SAMPLE_KEYS = ("pid", "stage", "rule", "why", "r_correct", "completion")  # one --samples row
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -47,6 +49,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, help="only the first LIMIT rows of the split (the prompt set is shuffled): "
                     "a sample of the training prompts for `training.prompt_filter` when all 400 would take too long")
     ap.add_argument("--out")
+    ap.add_argument("--samples", metavar="FILE.jsonl",
+                    help="also write every sample (problem, stage, first failing rule and its text, completion)")
     ap.add_argument("--rows-per-pass", type=int, default=0, metavar="K",
                     help="sample and verify K problems at a time, rewriting --out after each pass (marked "
                          "\"partial\" until the last), so a run stopped by a time limit keeps the problems done; "
@@ -90,6 +94,9 @@ def main() -> int:
             res["partial"] = f"{done} of {len(items)} problems"
             print(f"heldout_eval: {res['partial']} ({res['seconds']} s), correct rate {res['correct_rate']:.3f}",
                   file=sys.stderr, flush=True)
+        if a.samples:  # rewritten each pass, like --out: a cut run keeps the samples it verified
+            Path(a.samples).write_text("".join(json.dumps({k: x.get(k) for k in SAMPLE_KEYS}) + "\n"
+                                               for x in samples))
         if a.out:
             tmp = Path(a.out).with_suffix(".tmp")
             tmp.write_text(json.dumps(res) + "\n")

@@ -42,7 +42,7 @@ def test_rates_from_heldout_eval_on_the_training_split_feed_the_filter(tiny_ckpt
     rates = tmp_path / "rates.json"
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "heldout_eval.py"), "--model", str(tiny_ckpt),
                         "--prompts", str(prompts), "--split", "train", "--limit", "2", "--rows-per-pass", "1", "--n", "2", "--max-new-tokens", "24",
-                        "--device", "cpu", "--jobs", "1", "--out", str(rates)],
+                        "--device", "cpu", "--jobs", "1", "--out", str(rates), "--samples", str(tmp_path / "s.jsonl")],
                        capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert p.returncode == 0, p.stderr[-3000:]
     res = json.loads(rates.read_text())
@@ -50,6 +50,13 @@ def test_rates_from_heldout_eval_on_the_training_split_feed_the_filter(tiny_ckpt
     assert res["split"] == "train" and res["problems"] == 2 and res["samples"] == 4 and "partial" not in res
     assert "heldout_eval: 1 of 2 problems" in p.stderr and not list(tmp_path.glob("*.tmp"))
     assert sorted(res["by_problem"]) == sorted(r["pid"] for r in rows[:2])
+    # every sample, with the layer and rule that refused it; the summary counts them by stage and first rule
+    samples = [json.loads(x) for x in (tmp_path / "s.jsonl").read_text().splitlines()]
+    assert len(samples) == 4 and all(x["completion"] is not None and x["pid"] in res["by_problem"] for x in samples)
+    failed = [x for x in samples if not x["r_correct"]]
+    assert failed and all(x["rule"] and x["why"] for x in failed)
+    assert sum(res["reasons"].values()) == len(failed)
+    assert set(res["reasons"]) == {f'{x["stage"]}/{x["rule"]}' for x in failed}
     out = tmp_path / "filtered.jsonl"
     assert main(["--prompts", str(prompts), "--rates", str(rates), "--out", str(out)]) == 0
     assert [json.loads(x)["pid"] for x in out.read_text().splitlines()] == [rows[3]["pid"]]

@@ -422,7 +422,11 @@ def _heldout_samples(model, tokenizer, items: list[tuple[int, dict]], verify_cfg
     out = []
     for pid, text, x, res in zip(pids, completions, rc, reward.last["results"]):
         v = res["verdict"] or {}
+        reasons = v.get("reasons", [])
         out.append({"pid": pid, "r_correct": x, "stage": "parse" if res["parse"] else v.get("stage", "?"),
+                    # the first failing rule and its text: which layer refused a sample, and why
+                    "rule": reasons[0].get("rule") if reasons else None,
+                    "why": clip(str(reasons[0].get("message", ""))) if reasons else None,
                     "speedup": v.get("speedup") if v.get("ok") else None, "completion": text})
     return out
 
@@ -455,11 +459,15 @@ def summarize_heldout(problems: int, samples: list[dict]) -> dict:
     scored = [x["r_correct"] for x in samples if x["r_correct"] is not None]
     timed = [x["speedup"] for x in samples if x["speedup"]]
     by_problem: dict[str, list] = {}  # which problems the policy solves, for before/after per problem
+    reasons: dict[str, int] = {}      # the failing samples by stage and first rule ("sandbox/init-error")
     for x in samples:
         by_problem.setdefault(str(x["pid"]), []).append(x["stage"] if not x["r_correct"] else "ok")
+        if not x["r_correct"]:
+            key = f'{x["stage"]}/{x.get("rule") or "?"}'
+            reasons[key] = reasons.get(key, 0) + 1
     return {"problems": problems, "samples": len(samples), "correct_rate": sum(scored) / max(1, len(scored)),
             "mean_speedup_correct": sum(timed) / len(timed) if timed else None, "stages": stages,
-            "by_problem": by_problem}
+            "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])), "by_problem": by_problem}
 
 
 # ---------------------------------------------------------------- curves
