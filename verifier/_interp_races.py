@@ -33,9 +33,60 @@ from __future__ import annotations
 import numpy as np
 
 LIMIT = 1 << 22  # distinct elements tracked per launch (CPU inputs are at most 1 << 16 elements, parameters 1 << 22)
-MULTI = -1       # an element that several programs read
+MULTI = -1       # an element that several programs read (in a cell map: several lanes)
+ABSENT = -2      # a cell map's key of a cell it does not hold
 
-findings: list[str] = []
+findings: list[str] = []        # cross-program races: the worker reports them as `cross-program-race`
+intra_findings: list[str] = []  # races between the threads of one program: `intra-program-race`
+
+
+class _CellMap:
+    """Cells -> one int64 key each (a lane: shape id << 32 | flat index), in numpy: a few sorted parts, merged as a
+    binary counter merges (amortised n log n), so a program that loops over chunks costs no per-element Python.
+    `last`: a later key replaces an earlier one (stores); otherwise different keys of one cell make MULTI (loads)."""
+
+    def __init__(self, last: bool) -> None:
+        self.last = last
+        self.parts: list[tuple[np.ndarray, np.ndarray]] = []  # (sorted unique cells, their keys), oldest first
+
+    def _normalised(self, cells: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        order = np.argsort(cells, kind="stable")
+        c, k = cells[order], keys[order]
+        starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+        if self.last:  # the last of each run of equal cells, in the order they came
+            ends = np.r_[starts[1:], len(c)] - 1
+            return c[starts], k[ends]
+        lo, hi = np.minimum.reduceat(k, starts), np.maximum.reduceat(k, starts)
+        return c[starts], np.where(lo == hi, lo, MULTI)
+
+    def add(self, cells: np.ndarray, keys: np.ndarray) -> None:
+        if not len(cells):
+            return
+        self.parts.append(self._normalised(cells, keys))
+        while len(self.parts) > 1 and 2 * len(self.parts[-1][0]) >= len(self.parts[-2][0]):
+            (c1, k1), (c2, k2) = self.parts[-2], self.parts[-1]
+            self.parts[-2:] = [self._normalised(np.concatenate([c1, c2]), np.concatenate([k1, k2]))]
+
+    def lookup(self, cells: np.ndarray) -> np.ndarray:
+        """The key of each of `cells` (ABSENT where none)."""
+        out = np.full(len(cells), ABSENT, dtype=np.int64)
+        for c, k in self.parts:
+            i = np.minimum(np.searchsorted(c, cells), len(c) - 1)
+            hit = c[i] == cells
+            new = k[i[hit]]
+            if not self.last:
+                old = out[hit]
+                new = np.where((old == ABSENT) | (old == new), new, MULTI)
+            out[hit] = new
+        return out
+
+    def split(self, k: int) -> None:
+        """Cells of 1/k the size: each cell becomes k, with its key (sorted order is kept)."""
+        self.parts = [((c[:, None] * np.uint64(k) + np.arange(k, dtype=np.uint64)).reshape(-1), np.repeat(v, k))
+                      for c, v in self.parts]
+
+    def clear(self) -> None:
+        self.parts.clear()
 
 
 class _Launch:
@@ -50,6 +101,25 @@ class _Launch:
         self.synced: set[int] = set()     # programs that acquired a lock (an atomic_cas that changed its value)
         self.found = False  # one finding per launch is enough
         self.cell = 0       # bytes per cell: the smallest element size accessed so far (0: nothing yet)
+        # the current program since its last barrier: the lane whose store last changed each cell, the lanes that
+        # loaded each cell (a lane: shape id << 32 | flat index in the accessed block)
+        self.stored = _CellMap(last=True)
+        self.loaded = _CellMap(last=False)
+        self.shapes: dict[tuple[int, ...], int] = {}
+
+    def new_program(self) -> None:
+        """A barrier, or the next program: what this program's threads did is visible to all of them."""
+        self.stored.clear()
+        self.loaded.clear()
+
+    def lanes(self, ptrs, sel: np.ndarray, n: int) -> np.ndarray:
+        """The lane key of each cell that `L.cells` gives for the elements `sel` of `ptrs` (n cells per element).
+        A lane is the element's flat index in the block and the block's shape without its 1s: blocks of one shape
+        get one layout, element i on one thread (what stays open: layouts that differ for one shape)."""
+        shape = tuple(d for d in np.shape(ptrs.data) if d != 1)
+        sid = self.shapes.setdefault(shape, len(self.shapes))
+        lane = np.flatnonzero(sel).astype(np.int64) | np.int64(sid << 32)
+        return lane if n == 1 else np.repeat(lane, n)
 
     def cells(self, addrs: np.ndarray, size: int) -> np.ndarray:
         """The cells that elements of `size` bytes at byte addresses `addrs` cover. A smaller element size than any
@@ -61,10 +131,19 @@ class _Launch:
                     split = {c * k + j: v for c, v in d.items() for j in range(k)}
                     d.clear()
                     d.update(split)
+                self.stored.split(k)
+                self.loaded.split(k)
             self.cell = size
         first = addrs.astype(np.uint64, copy=False) // np.uint64(self.cell)  # every load and store: no copy
         n = max(1, size // self.cell)
         return first if n == 1 else (first[:, None] + np.arange(n, dtype=np.uint64)).reshape(-1)
+
+    def lane_name(self, key: int) -> str:
+        """A lane key in words: which element of which block shape (the shape without its 1s)."""
+        if key == MULTI:
+            return "several of its lanes"
+        shape = next((s for s, i in self.shapes.items() if i == int(key) >> 32), ())
+        return f"element {int(key) & 0xFFFFFFFF} of a block of shape {shape}" if shape else "a scalar"
 
     def name(self, p: int) -> str:
         _, ny, nz = self.grid
@@ -75,6 +154,14 @@ class _Launch:
             self.found = True
             findings.append(text + (" (Triton's interpreter runs a launch's programs one after another, in order; a "
                                     "GPU runs them at once, in any order)" if why else ""))
+
+    def report_intra(self, text: str) -> None:
+        if not self.found:
+            self.found = True
+            intra_findings.append(
+                f"program {self.name(self.program)} {text}, with no tl.debug_barrier() between (Triton's interpreter "
+                "runs each load and store over the whole block at once; a GPU spreads a block's elements over many "
+                "threads, and one thread's store is visible to the others only after a barrier)")
 
     def too_large(self) -> bool:
         if len(self.writer) + len(self.reader) + len(self.atomic) <= LIMIT:
@@ -115,9 +202,11 @@ def _on_load(ptrs, mask) -> None:
     if L is None:
         return
     addrs, m = _accessed(ptrs, mask)
-    keys = set(np.unique(L.cells(addrs[m], _size(ptrs))).tolist())  # a broadcast load of one element is one element
-    if not keys:
+    size = _size(ptrs)
+    cells = L.cells(addrs[m], size)
+    if not len(cells):
         return
+    keys = set(np.unique(cells).tolist())  # a broadcast load of one element is one element
     p = L.program
     sync = p in L.synced
     for a in L.atomic.keys() & keys:
@@ -131,6 +220,17 @@ def _on_load(ptrs, mask) -> None:
             L.report(f"program {L.name(p)} loads an element that program {L.name(q)} stored in the same launch: on "
                      "a GPU what it reads depends on which of them runs first")
             return
+    # within this program: a cell that another lane stored since the last barrier (most programs store nothing
+    # before their loads: no work)
+    lanes = L.lanes(ptrs, m, max(1, size // L.cell))
+    if L.stored.parts:
+        w = L.stored.lookup(cells)
+        bad = np.flatnonzero((w != ABSENT) & (w != lanes))
+        if len(bad):
+            i = bad[0]
+            L.report_intra(f"loads as {L.lane_name(lanes[i])} an element that it stored as {L.lane_name(w[i])}")
+            return
+    L.loaded.add(cells, lanes)
     reader = L.reader
     for a in keys:
         r = reader.get(a)
@@ -156,8 +256,10 @@ def _on_store(builder, load, ptrs, value, mask) -> None:
     same = old == new
     if np.issubdtype(old.dtype, np.floating):
         same |= np.isnan(old) & np.isnan(new)
-    changed = L.cells(addrs[m & ~same.reshape(-1)], _size(ptrs)).tolist()
-    for a in changed:
+    sel = m & ~same.reshape(-1)
+    size = _size(ptrs)
+    cells = L.cells(addrs[sel], size)
+    for a in cells.tolist():
         if a in L.atomic and L.atomic[a] != p and not sync:
             L.report(f"program {L.name(p)} stores plainly to an element that another program updates atomically in "
                      "the same launch: on a GPU one of the updates is lost")
@@ -174,6 +276,18 @@ def _on_store(builder, load, ptrs, value, mask) -> None:
                      "reader may see the new value")
             return
         L.writer[a] = (p, sync)
+    if len(cells):
+        # within this program: a cell that another lane loaded since the last barrier may be read after this store
+        lanes = L.lanes(ptrs, sel, max(1, size // L.cell))
+        if L.loaded.parts:
+            r = L.loaded.lookup(cells)
+            bad = np.flatnonzero((r != ABSENT) & (r != lanes))
+            if len(bad):
+                i = bad[0]
+                L.report_intra(f"stores as {L.lane_name(lanes[i])} an element that it loaded as "
+                               f"{L.lane_name(r[i])}")
+                return
+        L.stored.add(cells, lanes)
     L.too_large()
 
 
@@ -222,6 +336,7 @@ def install() -> None:
     B = I.InterpreterBuilder
     set_grid_dim, set_grid_idx = B.set_grid_dim, B.set_grid_idx
     load, store = B.create_masked_load, B.create_masked_store
+    create_barrier = B.create_barrier
 
     def grid_dim(self, nx, ny, nz):
         global _launch
@@ -233,6 +348,14 @@ def install() -> None:
         if _launch is not None:
             _, ny, nz = _launch.grid
             _launch.program = (int(x) * ny + int(y)) * nz + int(z)
+            _launch.new_program()
+
+    def barrier(self):
+        # tl.debug_barrier(): every thread of the program has done its loads and stores; what they did is
+        # visible to all of them (the interpreter's own barrier is a no-op)
+        if _launch is not None:
+            _launch.new_program()
+        return create_barrier(self)
 
     def masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
         _on_load(ptrs, mask)
@@ -242,7 +365,7 @@ def install() -> None:
         _on_store(self, load, ptrs, value, mask)
         return store(self, ptrs, value, mask, cache_policy)
 
-    B.set_grid_dim, B.set_grid_idx = grid_dim, grid_idx
+    B.set_grid_dim, B.set_grid_idx, B.create_barrier = grid_dim, grid_idx, barrier
     B.create_masked_load, B.create_masked_store = masked_load, masked_store
     rmw, cas = B.create_atomic_rmw, B.create_atomic_cas
     a_load, a_store = B.create_atomic_load, B.create_atomic_store

@@ -507,6 +507,9 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
         if t.get("races"):  # CPU only: the interpreter ran the programs in order, a GPU would not
             corr_fail = corr_fail or ("cross-program-race", f"{where}: {t['races'][0]}")
             continue
+        if t.get("intra_races"):  # CPU only: the interpreter ran a block's threads as one, a GPU would not
+            corr_fail = corr_fail or ("intra-program-race", f"{where}: {t['intra_races'][0]}")
+            continue
         if t.get("autotune"):  # CPU only: a config the turns did not pick writes something else, or too many configs
             corr_fail = corr_fail or (t["autotune"][0][0], f"{where}: {t['autotune'][0][1]}"[:1500])
             continue

@@ -787,7 +787,7 @@ def main(job_path: str) -> int:
         _interp_bf16.install()  # bf16 arithmetic in float32, rounded (the interpreter computed on the bit patterns)
         _interp_bf16.install_saturating_casts()  # float to int clamps, as on a GPU (numpy wraps)
         _interp_libdevice.install()  # libdevice.erf / tanh / … in numpy (the interpreter's are stubs)
-        _interp_races.install()  # a kernel right only because the interpreter runs its programs in order
+        _interp_races.install()  # right only because the interpreter runs its programs in order, or a block at once
         _cuda_guards_without_a_gpu()
     oplog = _OpLog()
     t0 = _clock()
@@ -837,6 +837,7 @@ def main(job_path: str) -> int:
                 args = [x.clone() if isinstance(x, torch.Tensor) else x for x in originals]
                 S.launches, S.ops, S.autotune = [], set(), []
                 _interp_races.findings.clear()
+                _interp_races.intra_findings.clear()
                 rec = {"label": cfg["label"], "trial": t}
                 t1 = _clock()
                 grad_ctx = _no_grad() if t % 2 == 0 else _enable_grad()  # behaviour must not depend on grad mode
@@ -853,6 +854,7 @@ def main(job_path: str) -> int:
                 rec["launches"] = list(S.launches)
                 rec["ops"] = sorted(S.ops)
                 rec["races"] = _interp_races.findings[:3]
+                rec["intra_races"] = _interp_races.intra_findings[:3]
                 rec["autotune"] = S.autotune[:3]
                 rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))
                                   if isinstance(o, torch.Tensor) and not (a.shape == o.shape and _equal(a, o))]
