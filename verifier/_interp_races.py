@@ -1,4 +1,4 @@
-"""Cross-program races under Triton's interpreter (CPU verification), installed by the candidate worker.
+"""Races under Triton's interpreter (CPU verification), across programs and within one: installed by the worker.
 
 The interpreter runs a launch's programs one after another, in grid order; a GPU runs them at once, in any order. A
 kernel whose result depends on that order is right under the interpreter and wrong (or right only sometimes) on a
@@ -26,8 +26,32 @@ cell per element, as before.
 A launch that touches more than LIMIT distinct elements is a finding (too large to check here; CPU problems are
 shrunk far below it), never a pass unchecked.
 
-Trusted code: it runs only on the interpreter's own arrays. The worker clears `findings` before each trial's forward
-and reads them after it."""
+Races between the threads of one program (`intra_findings`, reported as `intra-program-race`): the interpreter runs
+each load and store of a program over the whole block at once, where a GPU spreads the block's elements over many
+threads (several warps) that see each other's global-memory stores only after `tl.debug_barrier()`. A doubling
+(Hillis-Steele) scan that stores a row, loads it back `d` lanes to the left and repeats is right under the interpreter
+and wrong on a GPU. So, within the current program and since its last barrier (hooked: the interpreter's is a no-op),
+each cell keeps the lane whose store last changed it and the lanes that loaded it; a lane is the element's flat index
+in the accessed block together with the block's shape without its 1s. A load of a cell another lane stored, and a
+store that changes a cell another lane loaded (the scan's next step overwriting what a slower thread has yet to
+read), are findings. A lane re-reading or rewriting its own element (same block shape, same index: two passes with
+the same offsets) is not; masked-off elements are no access, and a store that leaves the value as it was counts for
+nothing, as above. A scalar is a block of shape (): a scalar loaded back as a scalar is the same lane (an
+accumulator kept in global memory: the one thread that stores it reads its own store), but a block's element loaded
+as a scalar (a carry taken from the last element a chunk stored), or a scalar loaded as a block, is a race between
+different lanes and is reported, as on a GPU one thread stores what all of them load. State is kept in numpy (sorted
+cell arrays, merged as a binary counter: no per-element Python), cleared at every barrier and every program; a load
+before any store of its program, the common case, is not looked up, only recorded.
+
+Still open within a program: blocks of one shape are taken to share one layout, but the compiler may give two of
+them different layouts (a load vectorised differently from the store, a `tl.dot` / MMA operand or result, a
+`convert_layout`), so the same flat index may live on two threads; a block smaller than the program's threads is
+replicated (each element's store is done by one thread, its load by all of them); a scalar re-read as a scalar is
+trusted; two lanes storing one cell without a load between (a write-write race), and atomics mixed with plain
+accesses within one program, are not tracked.
+
+Trusted code: it runs only on the interpreter's own arrays. The worker clears `findings` and `intra_findings` before
+each trial's forward and reads them after it."""
 from __future__ import annotations
 
 import numpy as np
