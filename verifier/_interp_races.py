@@ -244,8 +244,8 @@ def _on_load(ptrs, mask) -> None:
             L.report(f"program {L.name(p)} loads an element that program {L.name(q)} stored in the same launch: on "
                      "a GPU what it reads depends on which of them runs first")
             return
-    # within this program: a cell that another lane stored since the last barrier (most programs store nothing
-    # before their loads: no work)
+    # within this program: a cell that another lane stored since the last barrier (looked up only once the program
+    # has stored something since then; most load everything first)
     lanes = L.lanes(ptrs, m, max(1, size // L.cell))
     if L.stored.parts:
         w = L.stored.lookup(cells)
