@@ -23,7 +23,8 @@
 #   HELDOUT held-out problems (default 16), EVAL_N samples each (default 4), EVAL_CHUNK rows per generate call
 #          (default 64), LR learning rate (default 3e-5: 1e-4 broke the shipped model's held-out rate in 10 steps,
 #          benchmarks/results/rl_lr1e-4_h100_20261206; 5e-5 lowered it in 16, rl_lr5e-5_h100_20261206), TEMP rollout temperature (default 1.0; the held-out
-#          evaluations sample at 1.0 whatever it is), MIN_P rollout min_p (default none: e.g. 0.05 with TEMP 1.2 cuts the
+#          evaluations sample at 1.0 whatever it is; 0.7 with lr 5e-5 lowered the held-out rate at T 1.0 in 11 steps,
+#          rl_temp0.7_h200_20261206c), MIN_P rollout min_p (default none: e.g. 0.05 with TEMP 1.2 cuts the
 #          unparseable tail T 1.3 sampled, benchmarks/results/rl_medium2_h100_20261205)
 #   ENTROPY_Q top_entropy_quantile (default 1.0: the loss on every completion token; e.g. 0.2: only on the fifth of
 #          the tokens with the highest entropy, TRL's token selection; not yet tried on a GPU)
