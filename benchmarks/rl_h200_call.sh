@@ -31,6 +31,10 @@
 #   NEG_SCALE negative_advantage_scale (default 1.0: plain GRPO; e.g. 0.25: a wrong sample's tokens weigh a quarter,
 #          hrd.scale_negative, against the sampled tail that lr >= 5e-5 grew, rl_lr5e-5_h100_20261206)
 #   KL     the KL coefficient (GRPOConfig beta, default 0.01)
+#   ANCHOR the SFT anchor's coefficient (training.anchor: + ANCHOR x the policy's NLL on SFT samples; default 0: off)
+#          with ANCHOR_DATA, a JSON list of SFT JSONL files present on the device (data/ is hidden there for the
+#          tree's size: carry a subset, e.g. `head -n 1500 data/corpus.jsonl > .scratch/anchor.jsonl`, carried as
+#          ".scratch/anchor.jsonl", ANCHOR_DATA='[".scratch/anchor.jsonl"]'); ANCHOR_BATCH samples a step (default 4)
 #   PACK   whose finals come back (default: every run's; at most one fits: the device tool returns 8 files, 64 MiB
 #          together, and a bf16 final is 52 MB in four 15 MB parts)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
@@ -55,10 +59,12 @@ cat > /dev/shm/h200.json <<'J'
  "eval_chunk": EVAL_CHUNK, "num_generations": 8, "batch": BATCH, "grad_accum": 1, "max_steps": 60,
  "max_completion_length": 1024, "lr": LR, "kl": KLCOEF, "temperature": TEMP, "eval_temperature": 1.0, "min_p": MINP,
  "save_steps": 2, "prompt_seed": 7001, "top_entropy_quantile": ENTROPY_Q, "negative_advantage_scale": NEG_SCALE,
- "jobs": JOBS, "warmup": 0, "gradient_checkpointing": false}
+ "jobs": JOBS, "warmup": 0, "gradient_checkpointing": false,
+ "anchor_coef": ANCHORC, "anchor_data": ANCHORD, "anchor_batch": ANCHORB}
 J
 sed -i "s/JOBS/${JOBS:-7}/; s/BATCH/${BATCH:-64}/; s/HELDOUT/${HELDOUT:-16}/; s/EVAL_N/${EVAL_N:-4}/;
-        s/EVAL_CHUNK/${EVAL_CHUNK:-64}/; s/LR/${LR:-3e-5}/; s/TEMP/${TEMP:-1.0}/; s/MINP/${MIN_P:-null}/; s/ENTROPY_Q/${ENTROPY_Q:-1.0}/; s/NEG_SCALE/${NEG_SCALE:-1.0}/; s/KLCOEF/${KL:-0.01}/" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
+        s/EVAL_CHUNK/${EVAL_CHUNK:-64}/; s/LR/${LR:-3e-5}/; s/TEMP/${TEMP:-1.0}/; s/MINP/${MIN_P:-null}/; s/ENTROPY_Q/${ENTROPY_Q:-1.0}/; s/NEG_SCALE/${NEG_SCALE:-1.0}/; s/KLCOEF/${KL:-0.01}/;
+        s|ANCHORC|${ANCHOR:-0}|; s|ANCHORD|${ANCHOR_DATA:-[]}|; s|ANCHORB|${ANCHOR_BATCH:-4}|" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
 INIT=${INIT:-training/default_model}
 TL=${RL_MIN:-4}
 RUNS=${RUNS:-hrd uniform}

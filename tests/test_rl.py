@@ -240,6 +240,17 @@ def test_hrd_trainer_hands_per_token_advantages_to_the_loss(tiny_ckpt, tokenizer
         assert torch.allclose(out["advantages"][b][code], w * a[b])
     trainer.negative_scale = 1.0
 
+    # config anchor_coef: the SFT anchor adds coef x the policy's NLL on SFT samples to the loss (training.anchor)
+    from training.anchor import AnchorBatches, completion_nll
+
+    out = trainer._generate_and_score_completions(inputs)
+    base = trainer.compute_loss(trainer.model, out).item()
+    trainer.sft_anchor, trainer.anchor_coef = AnchorBatches([s], tokenizer, batch=2), 0.5
+    nll = completion_nll(trainer.model, *AnchorBatches([s], tokenizer, batch=2).next()).item()
+    assert trainer.compute_loss(trainer.model, out).item() == pytest.approx(base + 0.5 * nll, rel=1e-4)
+    assert trainer._metrics["train"]["hrd/anchor_nll"][-1] == pytest.approx(nll, rel=1e-4)
+    trainer.sft_anchor, trainer.anchor_coef = None, 0.0
+
     # the uniform baseline: one advantage for every completion token
     trainer.reward_mode = "uniform"
     out = trainer._generate_and_score_completions(inputs)
@@ -318,9 +329,15 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     ghost = dict(rollouts[0], step=2, completion="the killed run's step-2 rollout")
     with open(out / "rollouts.jsonl", "a") as f:
         f.write(json.dumps(ghost) + "\n" + '{"step": 2, "mo')
-    p = rl("--config", "tiny", "--init", tiny_ckpt, "--out", out, "--no-feedback", "--max-steps", "3",
+    # (this leg also turns on the SFT anchor, training.anchor: a config file over tiny's)
+    cfg = tmp_path / "anchor.json"
+    cfg.write_text(json.dumps({"anchor_coef": 0.1, "anchor_data": [str(CORPUS)], "anchor_batch": 2}))
+    p = rl("--config", cfg, "--init", tiny_ckpt, "--out", out, "--no-feedback", "--max-steps", "3",
            "--reward", "uniform", "--no-eval-after")
     assert p.returncode == 0, p.stderr[-3000:]
+    assert "rl: SFT anchor, coef 0.1" in p.stdout
+    anchored = [h for h in json.loads((out / "log_history.json").read_text()) if "hrd/anchor_nll" in h]
+    assert [h["step"] for h in anchored] == [3] and 0 < anchored[0]["hrd/anchor_nll"] < 100
     assert [json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()] == rows
     meta = json.loads((out / "final" / "tritonrl.json").read_text())
     assert meta["steps"] == 3 and meta["reward"] == "uniform" and "heldout_after" not in meta

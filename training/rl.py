@@ -7,7 +7,8 @@
 
 GRPO on TRL's `GRPOTrainer`, extended in one place: `HRDTrainer._generate_and_score_completions`
 replaces TRL's per-sequence advantages with per-token ones (`training.hrd`). (`_generate` is wrapped
-only to hold the verifier's sandbox refills back while the policy decodes, and to time it.) Rewards come from the
+only to hold the verifier's sandbox refills back while the policy decodes, and to time it; `compute_loss` adds
+the optional SFT anchor of `training.anchor`, config `anchor_coef` / `anchor_data`.) Rewards come from the
 verifier (`verify_batch`, candidates of a prompt in parallel sandboxes). Prompts are generated
 problems (`training.data`) plus every problem users asked about in the feedback store; a fixed
 held-out split is evaluated before and after training. Each run directory holds:
@@ -276,8 +277,10 @@ def _make_trainer_class():
         """GRPOTrainer with per-token advantages: HRD (plan ← speedup, code ← correctness) or uniform."""
 
         def __init__(self, *args, verifier_reward: VerifierReward, reward_mode: str = "hrd", alpha: float = 0.1,
-                     beta_mix: float = 0.5, rollout_log: Path | None = None, negative_scale: float = 1.0, **kw):
+                     beta_mix: float = 0.5, rollout_log: Path | None = None, negative_scale: float = 1.0,
+                     sft_anchor=None, anchor_coef: float = 0.0, **kw):
             self.verifier_reward = verifier_reward
+            self.sft_anchor, self.anchor_coef = sft_anchor, anchor_coef  # training.anchor: SFT NLL in the loss
             self.negative_scale = negative_scale  # hrd.scale_negative: < 1 weighs wrong samples' tokens less
             self.reward_mode, self.alpha, self.beta_mix = reward_mode, alpha, beta_mix
             self.rollout_log = rollout_log
@@ -293,6 +296,20 @@ def _make_trainer_class():
                 out = super()._generate(prompts_)
             self._metrics["train" if self.model.training else "eval"]["hrd/generate_s"].append(time.monotonic() - t0)
             return out
+
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            """GRPO's loss, plus `anchor_coef` x the policy's NLL on a batch of SFT samples when an anchor is set."""
+            loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            if self.sft_anchor is None or not self.anchor_coef or not model.training:
+                return loss
+            from .anchor import completion_nll
+
+            # the unwrapped module: a second forward through DDP's wrapper before one backward is not supported;
+            # the parameters are the same, so the backward's gradient (and DDP's all-reduce of it) holds both terms
+            ids, mask, labels = (t.to(loss.device) for t in self.sft_anchor.next())
+            nll = completion_nll(self.accelerator.unwrap_model(model), ids, mask, labels)
+            self._metrics["train"]["hrd/anchor_nll"].append(nll.item())
+            return loss + self.anchor_coef * nll
 
         def _calculate_rewards(self, inputs, prompts_, completions, completion_ids_list):
             self._release_gpu_memory()
@@ -728,6 +745,18 @@ def main(argv: list[str] | None = None) -> int:
     data = Dataset.from_list([{"prompt": prompts.render(prompts.build_messages(r["problem"], form), tokenizer),
                                "problem": r["problem"], "pid": r["pid"]} for r in train_rows])
     os.environ.setdefault("TENSORBOARD_LOGGING_DIR", str(out / "runs"))
+    sft_anchor = None
+    if cfg.get("anchor_coef"):  # an SFT term in the loss (training.anchor), on the corpora named in the config
+        from .anchor import AnchorBatches
+
+        if not cfg.get("anchor_data"):
+            raise SystemExit("rl: anchor_coef needs anchor_data, a list of SFT JSONL files ({problem, response} rows)")
+        sft_anchor = AnchorBatches.from_files(cfg["anchor_data"], tokenizer, form=form,
+                                              batch=cfg.get("anchor_batch", 4),
+                                              max_len=cfg.get("anchor_max_len", 2048), seed=args.seed)
+        if main_proc:
+            print(f"rl: SFT anchor, coef {cfg['anchor_coef']}, {len(sft_anchor.rows)} samples, "
+                  f"{sft_anchor.batch} a step", flush=True)
 
     class Publish(TrainerCallback):  # --publish every: each saved checkpoint becomes the served one
         def on_save(self, a, state, control, **kw):
@@ -744,7 +773,8 @@ def main(argv: list[str] | None = None) -> int:
                                  if args.time_limit or args.train_until else []),
         verifier_reward=VerifierReward(verify_cfg, jobs=cfg["jobs"], max_len=cfg["max_completion_length"]),
         reward_mode=args.reward, alpha=args.alpha, beta_mix=args.beta, rollout_log=out / "rollouts.jsonl",
-        negative_scale=cfg.get("negative_advantage_scale", 1.0))
+        negative_scale=cfg.get("negative_advantage_scale", 1.0), sft_anchor=sft_anchor,
+        anchor_coef=cfg.get("anchor_coef", 0.0))
     if trainer.accelerator.num_processes > 1 and verify_cfg.device == "cuda":
         _pin_verifier_gpu(trainer.accelerator.local_process_index)
     acc = trainer.accelerator
