@@ -7,16 +7,15 @@ sampled; this term (InstructGPT's "PPO-ptx") holds the supervised distribution i
 
     loss = GRPO loss + coef * mean NLL of the completion tokens of `batch` SFT samples (prompt tokens masked)
 
-The samples are rendered with the shared prompt format (`training.prompts`) in the problem form the policy was
-trained on, exactly as `training.sft` trains on them, and drawn in a seeded order that cycles through them.
+The samples are read and rendered by `training.sft` (`read_samples`, `to_rows`) in the problem form the policy was
+trained on, exactly as it trains on them, and drawn in a seeded order that cycles through them.
 """
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
 
 from . import prompts
+from .sft import read_samples, to_rows
 
 
 class AnchorBatches:
@@ -28,10 +27,9 @@ class AnchorBatches:
             raise ValueError(f"anchor batch must be >= 1, got {batch}")
         self.batch, self.pad = batch, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.rows: list[tuple[list[int], int]] = []  # (ids, number of prompt tokens)
-        for s in samples:
-            p = tokenizer(prompts.render(prompts.build_messages(s["problem"], form), tokenizer),
-                          add_special_tokens=False)["input_ids"]
-            c = tokenizer(s["response"] + tokenizer.eos_token, add_special_tokens=False)["input_ids"]
+        for r in to_rows(samples, tokenizer, form):  # training.sft's pairs: what the policy was trained on
+            p = tokenizer(r["prompt"], add_special_tokens=False)["input_ids"]
+            c = tokenizer(r["completion"], add_special_tokens=False)["input_ids"]
             if len(p) < max_len:  # a sample longer than max_len keeps its start: the plan and the kernel's head
                 self.rows.append(((p + c)[:max_len], len(p)))
         if not self.rows:
@@ -41,9 +39,8 @@ class AnchorBatches:
 
     @classmethod
     def from_files(cls, paths: list[str], tokenizer, **kw) -> "AnchorBatches":
-        """From JSONL files of {"problem", "response"} rows (the SFT corpora's format)."""
-        rows = [json.loads(x) for p in paths for x in Path(p).read_text().splitlines() if x.strip()]
-        return cls(rows, tokenizer, **kw)
+        """From JSONL files of {"problem", "response"} rows (the SFT corpora's format), de-duplicated."""
+        return cls(read_samples(paths), tokenizer, **kw)
 
     def next(self):
         """The next batch: (input_ids, attention_mask, labels) tensors, labels -100 on prompt and padding."""

@@ -83,9 +83,9 @@ def build_model(cfg: dict, tokenizer):
     return LlamaForCausalLM(mc)
 
 
-def to_rows(samples: list[dict], tokenizer) -> list[dict]:
-    """Prompt-completion pairs in the shared format (the completion ends with EOS)."""
-    return [{"prompt": prompts.render(prompts.build_messages(s["problem"]), tokenizer),
+def to_rows(samples: list[dict], tokenizer, form: str = prompts.PROMPT_FORM) -> list[dict]:
+    """Prompt-completion pairs in the shared format (the completion ends with EOS), the problem in `form`."""
+    return [{"prompt": prompts.render(prompts.build_messages(s["problem"], form), tokenizer),
              "completion": s["response"] + tokenizer.eos_token} for s in samples]
 
 
