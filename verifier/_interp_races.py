@@ -104,6 +104,14 @@ class _CellMap:
             out[hit] = new
         return out
 
+    def other_lane(self, cells: np.ndarray, lanes: np.ndarray) -> tuple[int, int] | None:
+        """The first of `cells` this map holds under a key other than its lane in `lanes`: (its index, that key)."""
+        if not self.parts:  # nothing recorded since the last barrier: the common case, no lookup
+            return None
+        k = self.lookup(cells)
+        bad = np.flatnonzero((k != ABSENT) & (k != lanes))
+        return (int(bad[0]), int(k[bad[0]])) if len(bad) else None
+
     def split(self, k: int) -> None:
         """Cells of 1/k the size: each cell becomes k, with its key (sorted order is kept)."""
         self.parts = [((c[:, None] * np.uint64(k) + np.arange(k, dtype=np.uint64)).reshape(-1), np.repeat(v, k))
@@ -247,13 +255,10 @@ def _on_load(ptrs, mask) -> None:
     # within this program: a cell that another lane stored since the last barrier (looked up only once the program
     # has stored something since then; most load everything first)
     lanes = L.lanes(ptrs, m, max(1, size // L.cell))
-    if L.stored.parts:
-        w = L.stored.lookup(cells)
-        bad = np.flatnonzero((w != ABSENT) & (w != lanes))
-        if len(bad):
-            i = bad[0]
-            L.report_intra(f"loads as {L.lane_name(lanes[i])} an element that it stored as {L.lane_name(w[i])}")
-            return
+    hit = L.stored.other_lane(cells, lanes)
+    if hit:
+        L.report_intra(f"loads as {L.lane_name(lanes[hit[0]])} an element that it stored as {L.lane_name(hit[1])}")
+        return
     L.loaded.add(cells, lanes)
     reader = L.reader
     for a in keys:
@@ -303,14 +308,11 @@ def _on_store(builder, load, ptrs, value, mask) -> None:
     if len(cells):
         # within this program: a cell that another lane loaded since the last barrier may be read after this store
         lanes = L.lanes(ptrs, sel, max(1, size // L.cell))
-        if L.loaded.parts:
-            r = L.loaded.lookup(cells)
-            bad = np.flatnonzero((r != ABSENT) & (r != lanes))
-            if len(bad):
-                i = bad[0]
-                L.report_intra(f"stores as {L.lane_name(lanes[i])} an element that it loaded as "
-                               f"{L.lane_name(r[i])}")
-                return
+        hit = L.loaded.other_lane(cells, lanes)
+        if hit:
+            L.report_intra(f"stores as {L.lane_name(lanes[hit[0]])} an element that it loaded as "
+                           f"{L.lane_name(hit[1])}")
+            return
         L.stored.add(cells, lanes)
     L.too_large()
 
