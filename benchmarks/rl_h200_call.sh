@@ -118,27 +118,10 @@ for R in $RUNS; do
   [ -n "$C" ] && cp $C/trainer_state.json $L/$R/ 2>/dev/null
   F=$D/final; [ -f $F/config.json ] || F=$C
   case " ${PACK:-$RUNS} " in *" $R "*) ;; *) continue ;; esac
-  # the update, not the weights: final - init in bf16 (the same 52 MB as a bf16 final, but a bf16 cast of the final
-  # rounded away part of an update this small; init + delta is the float32 final to 2^-8 of the update). Rebuild
-  # it with `python benchmarks/rl_unpack.py --init INIT --delta DIR --out DIR`.
+  # the update, not the weights: final - init in bf16 (benchmarks/rl_delta.py: a bf16 cast of the final rounded
+  # away part of an update this small). Rebuild it here with `python benchmarks/rl_delta.py unpack`.
   V=INIT_${R^^}; I=${!V:-$INIT}
-  [ -n "$F" ] && [ -f $F/config.json ] && python3 - $F /dev/shm/pack/rl_$R $I <<'PY' 2>&1 | tail -1
-import sys, shutil, os, torch
-from safetensors.torch import save_file
-from transformers import AutoModelForCausalLM, AutoTokenizer
-src, dst, init = sys.argv[1:4]
-m = AutoModelForCausalLM.from_pretrained(src, dtype=torch.float32)
-m0 = AutoModelForCausalLM.from_pretrained(init, dtype=torch.float32)
-base = m0.state_dict()
-delta = {k: (v - base[k]).to(torch.bfloat16).contiguous() for k, v in m.state_dict().items()}
-os.makedirs(dst, exist_ok=True)
-save_file(delta, os.path.join(dst, "delta.safetensors"))
-m.config.save_pretrained(dst)
-AutoTokenizer.from_pretrained(src).save_pretrained(dst)
-for f in ("tritonrl.json", "trainer_state.json", "generation_config.json"):
-    if os.path.exists(os.path.join(src, f)): shutil.copy(os.path.join(src, f), dst)
-print("packed", src, "as the update from", init)
-PY
+  [ -n "$F" ] && [ -f $F/config.json ] && python3 benchmarks/rl_delta.py pack --final $F --init $I --out /dev/shm/pack/rl_$R 2>&1 | tail -1
 done
 for R in $RUNS; do tail -c 40000 $L/rl_$R.log > $L/rl_${R}_tail.log; rm -f $L/rl_$R.log; done
 tar -C /dev/shm -czf $OUT/logs.tgz logs
