@@ -36,7 +36,9 @@
 #          tree's size: carry a subset, e.g. `head -n 1500 data/corpus.jsonl > .scratch/anchor.jsonl`, carried as
 #          ".scratch/anchor.jsonl", ANCHOR_DATA='[".scratch/anchor.jsonl"]'); ANCHOR_BATCH samples a step (default 4)
 #   PACK   whose finals come back (default: every run's; at most one fits: the device tool returns 8 files, 64 MiB
-#          together, and a bf16 final is 52 MB in four 15 MB parts)
+#          together, and a final's update, final - init in bf16 (benchmarks/rl_delta.py), is 52 MB in four 15 MB
+#          parts; here: `cat rl_R.tar.part-* | tar xf -`, then `python benchmarks/rl_delta.py unpack --delta rl_R
+#          --init INIT --out DIR` gives the float32 final)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
 #   FILTER=1 first samples INIT on the training prompts (FILTER_N each, FILTER_S seconds at most, 16 prompts a pass:
 #          what is done when the time is up counts; only the first FILTER_LIMIT prompts if set: 32 x 4 samples take
