@@ -249,6 +249,15 @@ def test_hrd_trainer_hands_per_token_advantages_to_the_loss(tiny_ckpt, tokenizer
     nll = completion_nll(trainer.model, *AnchorBatches([s], tokenizer, batch=2).next()).item()
     assert trainer.compute_loss(trainer.model, out).item() == pytest.approx(base + 0.5 * nll, rel=1e-4)
     assert trainer._metrics["train"]["hrd/anchor_nll"][-1] == pytest.approx(nll, rel=1e-4)
+    # under gradient accumulation each micro-batch's anchor weighs 1/accum (GRPO's loss is scaled for it already)
+    accum, trainer.current_gradient_accumulation_steps = trainer.current_gradient_accumulation_steps, 4
+    try:
+        anchor, trainer.anchor_coef = trainer.anchor_coef, 0.0
+        base4 = trainer.compute_loss(trainer.model, out).item()  # GRPO's own normaliser sees the accumulation too
+        trainer.anchor_coef = anchor
+        assert trainer.compute_loss(trainer.model, out).item() == pytest.approx(base4 + 0.5 * nll / 4, rel=1e-4)
+    finally:
+        trainer.current_gradient_accumulation_steps = accum
     trainer.sft_anchor, trainer.anchor_coef = None, 0.0
 
     # the uniform baseline: one advantage for every completion token

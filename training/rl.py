@@ -309,7 +309,10 @@ def _make_trainer_class():
             ids, mask, labels = (t.to(loss.device) for t in self.sft_anchor.next())
             nll = completion_nll(self.accelerator.unwrap_model(model), ids, mask, labels)
             self._metrics["train"]["hrd/anchor_nll"].append(nll.item())
-            return loss + self.anchor_coef * nll
+            # GRPO's loss comes scaled for gradient accumulation (TRL: loss_is_scaled_for_ga) and the micro-batches'
+            # gradients add up: each one's anchor weighs 1/accum, so an optimizer step adds coef x the mean NLL
+            # whatever the accumulation (unscaled, 4 micro-batches made it 4 x coef)
+            return loss + self.anchor_coef * nll / self.current_gradient_accumulation_steps
 
         def _calculate_rewards(self, inputs, prompts_, completions, completion_ids_list):
             self._release_gpu_memory()
