@@ -14,7 +14,8 @@ from pathlib import Path
 SIDE_FILES = ("tritonrl.json", "trainer_state.json", "generation_config.json")
 
 
-def _state(path: str):
+def _load_fp32(path: str):
+    """A checkpoint's model in float32."""
     import torch
     from transformers import AutoModelForCausalLM
 
@@ -35,11 +36,11 @@ def pack(final: str, init: str, out: str) -> Path:
     import torch
     from safetensors.torch import save_file
 
-    m, base = _state(final), _state(init).state_dict()
+    m, base = _load_fp32(final), _load_fp32(init).state_dict()
     dst = Path(out)
     dst.mkdir(parents=True, exist_ok=True)
-    # clone: tied tensors share storage, which safetensors refuses to save twice
-    save_file({k: (v - base[k]).to(torch.bfloat16).clone() for k, v in m.state_dict().items()},
+    # each difference is a new tensor: a tied embedding / lm_head is saved under both names, no shared storage
+    save_file({k: (v - base[k]).to(torch.bfloat16) for k, v in m.state_dict().items()},
               str(dst / "delta.safetensors"))
     m.config.save_pretrained(str(dst))
     _copy_side(Path(final), dst)
@@ -51,7 +52,7 @@ def unpack(delta_dir: str, init: str, out: str) -> Path:
     import torch
     from safetensors.torch import load_file
 
-    model = _state(init)
+    model = _load_fp32(init)
     delta = load_file(str(Path(delta_dir) / "delta.safetensors"))
     state = model.state_dict()
     missing = sorted(set(state) - set(delta))
