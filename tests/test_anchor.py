@@ -1,4 +1,5 @@
-"""training.anchor: the SFT anchor of GRPO (the policy's NLL on supervised samples, added to the RL loss)."""
+"""training.anchor: the SFT anchor of GRPO (the policy's NLL on supervised samples, or its KL from the reference
+there, added to the RL loss)."""
 import json
 
 import pytest
@@ -7,7 +8,7 @@ import torch.nn.functional as F
 
 from conftest import ROOT
 from training import prompts
-from training.anchor import AnchorBatches, completion_nll
+from training.anchor import AnchorBatches, completion_kl, completion_nll, labelled_logp
 
 ROWS = [json.loads(x) for x in (ROOT / "data" / "corpus_tiny.jsonl").read_text().splitlines()[:5]]
 
@@ -60,6 +61,37 @@ def test_nll_is_the_mean_over_completion_tokens(tiny_ckpt, tok):
             count += int(keep.sum())
     assert got.item() == pytest.approx(total / count, rel=1e-4)
     got.backward()  # a gradient to add to GRPO's
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())
+
+
+def test_kl_is_the_reverse_kl_over_the_whole_vocabulary_at_completion_tokens(tiny_ckpt, tok):
+    from transformers import AutoModelForCausalLM
+
+    ref = AutoModelForCausalLM.from_pretrained(str(tiny_ckpt)).eval()
+    model = AutoModelForCausalLM.from_pretrained(str(tiny_ckpt))
+    ids, mask, labels = AnchorBatches(ROWS[:3], tok, batch=3, seed=0).next()
+    with torch.no_grad():
+        ref_logp = labelled_logp(ref(input_ids=ids, attention_mask=mask).logits, labels)
+    assert ref_logp.shape == (int((labels[:, 1:] != -100).sum()), ref.config.vocab_size)
+    assert completion_kl(model, ids, mask, labels, ref_logp).item() == pytest.approx(0.0, abs=1e-6)  # same weights
+
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.02 * torch.randn_like(p))
+    got = completion_kl(model, ids, mask, labels, ref_logp)
+    # independently: KL(policy || reference) per labelled position, one unpadded sample at a time
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for i in range(3):
+            n = int(mask[i].sum())
+            keep = labels[i, 1:n] != -100
+            lp = model(input_ids=ids[i:i + 1, :n]).logits[0, :-1][keep].log_softmax(-1)
+            lr = ref(input_ids=ids[i:i + 1, :n]).logits[0, :-1][keep].log_softmax(-1)
+            total += F.kl_div(lr, lp, log_target=True, reduction="sum").item()  # sum p (log p - log p_ref)
+            count += int(keep.sum())
+    assert got.item() > 0 and got.item() == pytest.approx(total / count, rel=1e-4)
+    got.backward()
     assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())
 
 

@@ -258,6 +258,28 @@ def test_hrd_trainer_hands_per_token_advantages_to_the_loss(tiny_ckpt, tokenizer
         assert trainer.compute_loss(trainer.model, out).item() == pytest.approx(base4 + 0.5 * nll / 4, rel=1e-4)
     finally:
         trainer.current_gradient_accumulation_steps = accum
+    # config anchor_kind "kl": coef x the policy's KL from the reference model on the SFT samples instead
+    import copy
+
+    from training.anchor import completion_kl, labelled_logp
+
+    trainer.anchor_kind = "kl"
+    ref_before, trainer.ref_model = trainer.ref_model, copy.deepcopy(trainer.model).eval()  # tiny's kl is 0: no ref
+    try:
+        assert trainer.compute_loss(trainer.model, out).item() == pytest.approx(base, abs=1e-6)  # policy == ref
+        # another reference: a model of the same shape from other random weights (not seed 0: the tiny checkpoint
+        # is one)
+        torch.manual_seed(1234)
+        ref = trainer.ref_model = AutoModelForCausalLM.from_config(trainer.model.config).eval()
+        ids, mask, labels = AnchorBatches([s], tokenizer, batch=2).next()
+        with torch.no_grad():
+            kl = completion_kl(trainer.model, ids, mask, labels,
+                               labelled_logp(ref(input_ids=ids, attention_mask=mask).logits, labels)).item()
+        assert kl > 0
+        assert trainer.compute_loss(trainer.model, out).item() == pytest.approx(base + 0.5 * kl, rel=1e-4)
+        assert trainer._metrics["train"]["hrd/anchor_kl"][-1] == pytest.approx(kl, rel=1e-4)
+    finally:
+        trainer.ref_model, trainer.anchor_kind = ref_before, "nll"
     trainer.sft_anchor, trainer.anchor_coef = None, 0.0
 
     # the uniform baseline: one advantage for every completion token
@@ -269,6 +291,23 @@ def test_hrd_trainer_hands_per_token_advantages_to_the_loss(tiny_ckpt, tokenizer
 
 
 # ---------------------------------------------------------------- prompts
+
+def test_anchor_config_errors_say_what_to_set(tmp_path):
+    from training.rl import CONFIGS, anchor_error, main
+
+    tiny = CONFIGS["tiny"]
+    assert anchor_error(tiny, False) is None  # no anchor
+    assert "anchor_data" in anchor_error(dict(tiny, anchor_coef=1.0), False)
+    data = dict(tiny, anchor_coef=1.0, anchor_data=[str(CORPUS)])
+    assert anchor_error(data, False) is None and anchor_error(dict(data, anchor_kind="nll"), False) is None
+    assert 'must be "nll" or "kl"' in anchor_error(dict(data, anchor_kind="ppo"), False)
+    assert "reference model" in anchor_error(dict(data, anchor_kind="kl"), False)  # tiny's kl is 0
+    assert anchor_error(dict(data, anchor_kind="kl"), True) is None
+    assert anchor_error(dict(data, anchor_kind="kl", kl=0.02), False) is None
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"anchor_coef": 1.0, "anchor_data": [str(CORPUS)], "anchor_kind": "kl"}))
+    assert main(["--config", str(cfg), "--init", str(tmp_path), "--out", str(tmp_path / "o")]) == 2  # said, not run
+
 
 def test_prompt_set_split_is_stable_and_takes_feedback(tmp_path):
     from training.feedback import FeedbackStore
@@ -344,7 +383,7 @@ def test_tiny_config_runs_logs_publishes_and_resumes(tiny_ckpt, tmp_path):
     p = rl("--config", cfg, "--init", tiny_ckpt, "--out", out, "--no-feedback", "--max-steps", "3",
            "--reward", "uniform", "--no-eval-after")
     assert p.returncode == 0, p.stderr[-3000:]
-    assert "rl: SFT anchor, coef 0.1" in p.stdout
+    assert "rl: SFT anchor (nll), coef 0.1" in p.stdout
     anchored = [h for h in json.loads((out / "log_history.json").read_text()) if "hrd/anchor_nll" in h]
     assert [h["step"] for h in anchored] == [3] and 0 < anchored[0]["hrd/anchor_nll"] < 100
     assert [json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()] == rows

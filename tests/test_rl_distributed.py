@@ -28,8 +28,13 @@ CPU_2PROC = ROOT / "training" / "configs" / "accelerate_cpu_2proc.yaml"
 def launch(*args):
     """`accelerate launch --config_file accelerate_cpu_2proc.yaml ARGS` with this interpreter."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(CPU_2PROC),
-                           *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
+    p = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(CPU_2PROC),
+                        *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
+    # whole, in pytest's captured output of a failing test: an assertion message shows only their tails, and the
+    # first line of a rank's crash is what tells a gloo abort from a Python error
+    print(f"--- launch {' '.join(map(str, args))}: rc {p.returncode}\n{p.stdout}", file=sys.stdout)
+    print(p.stderr, file=sys.stderr)
+    return p
 
 
 def rows(path):

@@ -7,6 +7,13 @@ sampled; this term (InstructGPT's "PPO-ptx") holds the supervised distribution i
 
     loss = GRPO loss + coef * mean NLL of the completion tokens of `batch` SFT samples (prompt tokens masked)
 
+or, with `anchor_kind` "kl", coef * the mean KL(policy || reference) over the whole vocabulary at those tokens. Why:
+with the NLL anchor at coef 1.0 the SFT fit barely moved (0.0055 -> 0.0060 per token) and the held-out rate still
+fell, its new failures being tokens the start gave almost no mass (`tl.maximum(v / 6.0 + tl.exp(v))` for
+hardsigmoid, benchmarks/results/rl_anchor_cpu_20261207). The NLL of the right token hardly sees mass moving among
+the wrong ones (p 0.999 -> 0.99 costs 0.01 nats), which sampling at T 1.0 does draw; the reverse KL charges each
+token by its new mass, p log(p / p_ref), so a tail token grown from 1e-4 to 1e-2 costs as much as that NLL step.
+
 The samples are read and rendered by `training.sft` (`read_samples`, `to_rows`) in the problem form the policy was
 trained on, exactly as it trains on them, and drawn in a seeded order that cycles through them.
 """
@@ -70,3 +77,18 @@ def completion_nll(model, ids, mask, labels):
     logits = model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
     target = labels[:, 1:]
     return F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=-100)
+
+
+
+def labelled_logp(logits, labels):
+    """Log-softmax of the logits that predict the labelled (completion) tokens: (N, V), only those positions go
+    through the softmax (not (B, T, V): a large vocabulary would not fit)."""
+    return logits[:, :-1][labels[:, 1:] != -100].float().log_softmax(-1)
+
+
+def completion_kl(model, ids, mask, labels, ref_logp):
+    """Mean over the labelled (completion) tokens of KL(policy || reference), summed over the whole vocabulary: how
+    far the policy's next-token distributions moved from the reference's on the SFT samples, tail included.
+    `ref_logp`: `labelled_logp` of the reference model's logits on the same batch."""
+    logp = labelled_logp(model(input_ids=ids, attention_mask=mask).logits, labels)
+    return (logp.exp() * (logp - ref_logp)).sum(-1).mean()

@@ -278,9 +278,10 @@ def _make_trainer_class():
 
         def __init__(self, *args, verifier_reward: VerifierReward, reward_mode: str = "hrd", alpha: float = 0.1,
                      beta_mix: float = 0.5, rollout_log: Path | None = None, negative_scale: float = 1.0,
-                     sft_anchor=None, anchor_coef: float = 0.0, **kw):
+                     sft_anchor=None, anchor_coef: float = 0.0, anchor_kind: str = "nll", **kw):
             self.verifier_reward = verifier_reward
-            self.sft_anchor, self.anchor_coef = sft_anchor, anchor_coef  # training.anchor: SFT NLL in the loss
+            # training.anchor: the SFT samples' NLL ("nll") or the KL from the reference on them ("kl") in the loss
+            self.sft_anchor, self.anchor_coef, self.anchor_kind = sft_anchor, anchor_coef, anchor_kind
             self.negative_scale = negative_scale  # hrd.scale_negative: < 1 weighs wrong samples' tokens less
             self.reward_mode, self.alpha, self.beta_mix = reward_mode, alpha, beta_mix
             self.rollout_log = rollout_log
@@ -298,21 +299,33 @@ def _make_trainer_class():
             return out
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-            """GRPO's loss, plus `anchor_coef` x the policy's NLL on a batch of SFT samples when an anchor is set."""
+            """GRPO's loss, plus `anchor_coef` x the anchor term on a batch of SFT samples when an anchor is set: the
+            policy's NLL on them, or (anchor_kind "kl") its KL from the reference model there."""
             loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
             if self.sft_anchor is None or not self.anchor_coef or not model.training:
                 return loss
-            from .anchor import completion_nll
+            from . import anchor
 
             # the unwrapped module: a second forward through DDP's wrapper before one backward is not supported;
             # the parameters are the same, so the backward's gradient (and DDP's all-reduce of it) holds both terms
             ids, mask, labels = (t.to(loss.device) for t in self.sft_anchor.next())
-            nll = completion_nll(self.accelerator.unwrap_model(model), ids, mask, labels)
-            self._metrics["train"]["hrd/anchor_nll"].append(nll.item())
+            policy = self.accelerator.unwrap_model(model)
+            if self.anchor_kind == "kl":
+                with torch.no_grad():
+                    if self.ref_model is not None:
+                        ref_logits = self.ref_model(input_ids=ids, attention_mask=mask).logits
+                    else:  # a LoRA policy: the reference is the same module with its adapter off
+                        with policy.disable_adapter():
+                            ref_logits = policy(input_ids=ids, attention_mask=mask).logits
+                    ref_logp = anchor.labelled_logp(ref_logits, labels)
+                term = anchor.completion_kl(policy, ids, mask, labels, ref_logp)
+            else:
+                term = anchor.completion_nll(policy, ids, mask, labels)
+            self._metrics["train"][f"hrd/anchor_{self.anchor_kind}"].append(term.item())
             # GRPO's loss comes scaled for gradient accumulation (TRL: loss_is_scaled_for_ga) and the micro-batches'
-            # gradients add up: each one's anchor weighs 1/accum, so an optimizer step adds coef x the mean NLL
+            # gradients add up: each one's anchor weighs 1/accum, so an optimizer step adds coef x the mean term
             # whatever the accumulation (unscaled, 4 micro-batches made it 4 x coef)
-            return loss + self.anchor_coef * nll / self.current_gradient_accumulation_steps
+            return loss + self.anchor_coef * term / self.current_gradient_accumulation_steps
 
         def _calculate_rewards(self, inputs, prompts_, completions, completion_ids_list):
             self._release_gpu_memory()
@@ -570,6 +583,22 @@ def _pin_verifier_gpu(local_rank: int) -> None:
     os.environ["CUDA_VISIBLE_DEVICES"] = visible[local_rank] if local_rank < len(visible) else str(local_rank)
 
 
+def anchor_error(cfg: dict, lora: bool) -> str | None:
+    """Why `cfg`'s SFT anchor cannot run (None when it can, or when there is none)."""
+    if not cfg.get("anchor_coef"):
+        return None
+    if not cfg.get("anchor_data"):
+        return "anchor_coef needs anchor_data, a list of SFT JSONL files ({problem, response} rows)"
+    kind = cfg.get("anchor_kind", "nll")
+    if kind not in ("nll", "kl"):
+        return f'anchor_kind must be "nll" or "kl", got {kind!r}'
+    if kind == "kl" and not cfg.get("kl") and not lora:
+        # TRL keeps a reference model only when its KL coefficient (beta) is not 0; a LoRA policy is its own
+        # reference with the adapter off
+        return 'anchor_kind "kl" needs a reference model: a "kl" above 0, or --lora'
+    return None
+
+
 def batch_error(cfg: dict, world: int) -> str | None:
     """Why `cfg`'s batch cannot run on `world` processes, in the config's own terms (None when it can).
 
@@ -651,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # the batch must hold whole prompt groups on this many processes: say so before TRL does
     world = int(os.environ.get("WORLD_SIZE", "1"))
-    err = batch_error(cfg, world)
+    err = batch_error(cfg, world) or anchor_error(cfg, args.lora)
     if err:
         # every rank says it (the launcher may kill the others as soon as the first one exits)
         print(f"rl: --config {args.config}: {err}", file=sys.stderr, flush=True)
@@ -752,13 +781,12 @@ def main(argv: list[str] | None = None) -> int:
     if cfg.get("anchor_coef"):  # an SFT term in the loss (training.anchor), on the corpora named in the config
         from .anchor import AnchorBatches
 
-        if not cfg.get("anchor_data"):
-            raise SystemExit("rl: anchor_coef needs anchor_data, a list of SFT JSONL files ({problem, response} rows)")
         sft_anchor = AnchorBatches.from_files(cfg["anchor_data"], tokenizer, form=form,
                                               batch=cfg.get("anchor_batch", 4),
                                               max_len=cfg.get("anchor_max_len", 2048), seed=args.seed)
         if main_proc:
-            print(f"rl: SFT anchor, coef {cfg['anchor_coef']}, {len(sft_anchor.rows)} samples, "
+            print(f"rl: SFT anchor ({cfg.get('anchor_kind', 'nll')}), coef {cfg['anchor_coef']}, "
+                  f"{len(sft_anchor.rows)} samples, "
                   f"{sft_anchor.batch} a step", flush=True)
 
     class Publish(TrainerCallback):  # --publish every: each saved checkpoint becomes the served one
@@ -777,7 +805,7 @@ def main(argv: list[str] | None = None) -> int:
         verifier_reward=VerifierReward(verify_cfg, jobs=cfg["jobs"], max_len=cfg["max_completion_length"]),
         reward_mode=args.reward, alpha=args.alpha, beta_mix=args.beta, rollout_log=out / "rollouts.jsonl",
         negative_scale=cfg.get("negative_advantage_scale", 1.0), sft_anchor=sft_anchor,
-        anchor_coef=cfg.get("anchor_coef", 0.0))
+        anchor_coef=cfg.get("anchor_coef", 0.0), anchor_kind=cfg.get("anchor_kind", "nll"))
     if trainer.accelerator.num_processes > 1 and verify_cfg.device == "cuda":
         _pin_verifier_gpu(trainer.accelerator.local_process_index)
     acc = trainer.accelerator
@@ -840,6 +868,9 @@ def main(argv: list[str] | None = None) -> int:
     if main_proc and args.publish == "gated":
         _publish_if_not_worse(out, final, init, meta, after.get("correct_rate"), args)
     acc.wait_for_everyone()  # no rank exits while rank 0 still writes the run's files
+    # destroy the process group before exiting: a gloo group torn down at interpreter exit instead can abort a rank
+    # (one SIGABRT of the 2-process CPU resume test, 2026-12-07, cause not pinned down)
+    acc.end_training()
     return 0
 
 
