@@ -1,6 +1,6 @@
 """Is an RL update signal or optimizer noise? Token-level fit of three models on the same texts.
 
-    python benchmarks/update_noise.py --init training/default_model --rl RL_FINAL [--n 64] [--seed 0]
+    python benchmarks/update_noise.py --init training/default_model --rl RL_FINAL [--n 64] [--seed 0] [--save-noise DIR]
 
 Compares the starting checkpoint, an RL final, and the start plus a random perturbation with the RL update's
 per-tensor mean absolute size (random signs): a token-level fit on SFT corpus responses the start was trained on
@@ -55,6 +55,10 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", default="data/corpus.jsonl")
     ap.add_argument("--n", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--save-noise", metavar="DIR",
+                    help="also save the start + random update as a checkpoint (with the start's tokenizer and "
+                         "tritonrl.json), so `benchmarks/heldout_eval.py --model DIR` can ask whether the held-out "
+                         "rate falls as much under a random update of the RL update's size")
     a = ap.parse_args(argv)
     t0 = time.monotonic()
     from transformers import AutoTokenizer
@@ -84,6 +88,13 @@ def main(argv=None) -> int:
             kind = name.split(".")[-2] if "layers" in name else name.rsplit(".", 1)[0]
             k = kinds.setdefault(kind, [0.0, 0.0, 0])
             k[0] += w0.abs().mean().item(); k[1] += d.item(); k[2] += 1
+    if a.save_noise:
+        import shutil
+
+        noisy.save_pretrained(a.save_noise)
+        tok.save_pretrained(a.save_noise)
+        if (Path(a.init) / "tritonrl.json").exists():  # the prompt form the server and heldout_eval read
+            shutil.copy(Path(a.init) / "tritonrl.json", Path(a.save_noise) / "tritonrl.json")
     for kind, (w, d, c) in kinds.items():
         print(f"| {kind} | {w / c:.4f} | {d / c:.2e} | {d / w:.2%} |")
     print()
