@@ -11,8 +11,8 @@ or, with `anchor_kind` "kl", coef * the mean KL(policy || reference) over the wh
 with the NLL anchor at coef 1.0 the SFT fit barely moved (0.0055 -> 0.0060 per token) and the held-out rate still
 fell, its new failures being tokens the start gave almost no mass (`tl.maximum(v / 6.0 + tl.exp(v))` for
 hardsigmoid, benchmarks/results/rl_anchor_cpu_20261207). The NLL of the right token hardly sees mass moving among
-the wrong ones (p 0.999 -> 0.99 costs 0.01 nats), which sampling at T 1.0 does draw; the reverse KL charges each
-token by its new mass, p log(p / p_ref), so a tail token grown from 1e-4 to 1e-2 costs as much as that NLL step.
+the wrong ones (p 0.999 -> 0.99 costs 0.009 nats), which sampling at T 1.0 does draw; the reverse KL charges each
+token by its new mass, p log(p / p_ref): that 0.009 moved onto one token that had 2e-5 costs 0.046 nats.
 
 The samples are read and rendered by `training.sft` (`read_samples`, `to_rows`) in the problem form the policy was
 trained on, exactly as it trains on them, and drawn in a seeded order that cycles through them.
@@ -77,7 +77,6 @@ def completion_nll(model, ids, mask, labels):
     logits = model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
     target = labels[:, 1:]
     return F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=-100)
-
 
 
 def labelled_logp(logits, labels):
