@@ -4,6 +4,10 @@ machine rebuilds init + delta in float32, exact to 2^-8 of the update.
 
     python benchmarks/rl_delta.py pack --final /dev/shm/rl_hrd/final --init training/default_model --out DIR
     python benchmarks/rl_delta.py unpack --delta DIR --init training/default_model --out DIR2
+
+A LoRA run's update is its adapter (a few MB, comes back as is, with the final's tritonrl.json beside it):
+
+    python benchmarks/rl_delta.py merge --adapter DIR/final_adapter --init training/default_model --out DIR2
 """
 from __future__ import annotations
 
@@ -70,6 +74,22 @@ def unpack(delta_dir: str, init: str, out: str) -> Path:
     return dst
 
 
+def merge(adapter: str, init: str, out: str) -> Path:
+    """Write init with a LoRA adapter merged in, float32, to `out` (the tokenizer from init; tritonrl.json from the
+    adapter's directory or the one above it, where the call script puts the final's)."""
+    from peft import PeftModel
+
+    model = PeftModel.from_pretrained(_load_fp32(init), adapter).merge_and_unload()
+    dst = Path(out)
+    model.save_pretrained(str(dst), safe_serialization=True)
+    _copy_side(Path(init), dst)
+    for side in (Path(adapter), Path(adapter).parent):
+        if (side / "tritonrl.json").exists():
+            shutil.copy(side / "tritonrl.json", dst / "tritonrl.json")
+            break
+    return dst
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -81,8 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     u.add_argument("--delta", required=True, help="a directory `pack` wrote")
     u.add_argument("--init", required=True, help="the checkpoint the RL run started from")
     u.add_argument("--out", required=True)
+    m = sub.add_parser("merge", help="init + a LoRA adapter -> OUT (float32)")
+    m.add_argument("--adapter", required=True, help="a LoRA run's final_adapter/")
+    m.add_argument("--init", required=True, help="the checkpoint the RL run started from")
+    m.add_argument("--out", required=True)
     a = ap.parse_args(argv)
-    dst = pack(a.final, a.init, a.out) if a.cmd == "pack" else unpack(a.delta, a.init, a.out)
+    if a.cmd == "merge":
+        dst = merge(a.adapter, a.init, a.out)
+    else:
+        dst = pack(a.final, a.init, a.out) if a.cmd == "pack" else unpack(a.delta, a.init, a.out)
     print(f"rl_delta {a.cmd}: wrote {dst}")
     return 0
 

@@ -18,7 +18,8 @@
 #   SHARED_BEFORE=1  only the HRD run measures "before" (same init, held-out set and eval seed: identical)
 #   RUNS   which rewards to run (default "hrd uniform", side by side); JOBS verifier jobs per run (default 7)
 #   NO_BEFORE=1  no run measures "before" (an earlier call measured it for this init and eval seed)
-#   BATCH  completions per GRPO step (default 64: 8 prompts x 8 generations); STEPS --max-steps (default:
+#   BATCH  completions per micro-batch (default 64: 8 prompts x 8 generations; GRAD_ACCUM micro-batches a step,
+#          default 1, all generated at once); SAVE_STEPS checkpoint every this many steps (default 2); STEPS --max-steps (default:
 #          none, the time limit decides), so separate calls per reward can train the same number of steps
 #   HELDOUT held-out problems (default 16), EVAL_N samples each (default 4), EVAL_CHUNK rows per generate call
 #          (default 64), LR learning rate (default 3e-5: 1e-4 broke the shipped model's held-out rate in 10 steps,
@@ -39,6 +40,8 @@
 #          together, and a final's update, final - init in bf16 (benchmarks/rl_delta.py), is 52 MB in four 15 MB
 #          parts; here: `cat rl_R.tar.part-* | tar xf -`, then `python benchmarks/rl_delta.py unpack --delta rl_R
 #          --init INIT --out DIR` gives the float32 final)
+#   LORA=1 train a LoRA adapter (rank LORA_R, default 16; alpha 2 x rank) instead of every weight; its adapter comes
+#          back instead of the packed update (merge it here: `python benchmarks/rl_delta.py merge`)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
 #   FILTER=1 first samples INIT on the training prompts (FILTER_N each, FILTER_S seconds at most, 16 prompts a pass:
 #          what is done when the time is up counts; only the first FILTER_LIMIT prompts if set: 32 x 4 samples take
@@ -58,15 +61,17 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $L/env.tx
 python3 -c "import trl, datasets, torch, triton, transformers; print('trl', trl.__version__, 'datasets', datasets.__version__, 'torch', torch.__version__, 'triton', triton.__version__, 'transformers', transformers.__version__)" >> $L/env.txt 2>&1
 cat > /dev/shm/h200.json <<'J'
 {"train_prompts": 400, "heldout": HELDOUT, "eval_n": EVAL_N, "eval_seed": 0, "eval_measure": false,
- "eval_chunk": EVAL_CHUNK, "num_generations": 8, "batch": BATCH, "grad_accum": 1, "max_steps": 60,
+ "eval_chunk": EVAL_CHUNK, "num_generations": 8, "batch": BATCH, "grad_accum": GRAD_ACCUM, "max_steps": 60,
  "max_completion_length": 1024, "lr": LR, "kl": KLCOEF, "temperature": TEMP, "eval_temperature": 1.0, "min_p": MINP,
- "save_steps": 2, "prompt_seed": 7001, "top_entropy_quantile": ENTROPY_Q, "negative_advantage_scale": NEG_SCALE,
+ "save_steps": SAVE_STEPS, "prompt_seed": 7001, "top_entropy_quantile": ENTROPY_Q, "negative_advantage_scale": NEG_SCALE,
  "jobs": JOBS, "warmup": 0, "gradient_checkpointing": false,
- "anchor_coef": ANCHORC, "anchor_data": ANCHORD, "anchor_batch": ANCHORB}
+ "anchor_coef": ANCHORC, "anchor_data": ANCHORD, "anchor_batch": ANCHORB, "lora": LORA, "lora_r": LORA_R}
 J
-sed -i "s/JOBS/${JOBS:-7}/; s/BATCH/${BATCH:-64}/; s/HELDOUT/${HELDOUT:-16}/; s/EVAL_N/${EVAL_N:-4}/;
+LORA_JSON=false; [ "${LORA:-0}" = 1 ] && LORA_JSON=true
+sed -i "s/JOBS/${JOBS:-7}/; s/GRAD_ACCUM/${GRAD_ACCUM:-1}/; s/SAVE_STEPS/${SAVE_STEPS:-2}/; s/BATCH/${BATCH:-64}/; s/HELDOUT/${HELDOUT:-16}/; s/EVAL_N/${EVAL_N:-4}/;
         s/EVAL_CHUNK/${EVAL_CHUNK:-64}/; s/LR/${LR:-3e-5}/; s/TEMP/${TEMP:-1.0}/; s/MINP/${MIN_P:-null}/; s/ENTROPY_Q/${ENTROPY_Q:-1.0}/; s/NEG_SCALE/${NEG_SCALE:-1.0}/; s/KLCOEF/${KL:-0.01}/;
-        s|ANCHORC|${ANCHOR:-0}|; s|ANCHORD|${ANCHOR_DATA:-[]}|; s|ANCHORB|${ANCHOR_BATCH:-4}|" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
+        s|ANCHORC|${ANCHOR:-0}|; s|ANCHORD|${ANCHOR_DATA:-[]}|; s|ANCHORB|${ANCHOR_BATCH:-4}|;
+        s|LORA_R|${LORA_R:-16}|; s|LORA|$LORA_JSON|" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
 INIT=${INIT:-training/default_model}
 TL=${RL_MIN:-4}
 RUNS=${RUNS:-hrd uniform}
@@ -123,6 +128,9 @@ for R in $RUNS; do
   # the update, not the weights: final - init in bf16 (benchmarks/rl_delta.py: a bf16 cast of the final rounded
   # away part of an update this small). Rebuild it here with `python benchmarks/rl_delta.py unpack`.
   V=INIT_${R^^}; I=${!V:-$INIT}
+  # a LoRA run: its adapter is the update (a few MB); here `python benchmarks/rl_delta.py merge` rebuilds final/
+  if [ -f $D/final_adapter/adapter_config.json ]; then mkdir -p /dev/shm/pack/rl_$R && cp -r $D/final_adapter /dev/shm/pack/rl_$R/ \
+    && cp $D/final/tritonrl.json /dev/shm/pack/rl_$R/ 2>/dev/null; continue; fi
   [ -n "$F" ] && [ -f $F/config.json ] && python3 benchmarks/rl_delta.py pack --final $F --init $I --out /dev/shm/pack/rl_$R 2>&1 | tail -1
 done
 for R in $RUNS; do tail -c 40000 $L/rl_$R.log > $L/rl_${R}_tail.log; rm -f $L/rl_$R.log; done

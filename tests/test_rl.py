@@ -529,3 +529,32 @@ def test_rl_report_counts_groups_that_teach_nothing_about_correctness(tmp_path):
     assert row["duplicate completions within a group"] == "3 of 15"
     assert row["steps"] == 2 and row["rollouts unscored (verifier-error)"] == "2 of 17"
     assert row["trainer peak reserved GiB, max"] == "70.0" and row["GPU free GiB when verifying, min"] == "0.5"
+
+
+def test_a_lora_run_saves_its_adapter_and_a_merged_final(tiny_ckpt, tmp_path):
+    """--lora: the adapter trains (final_adapter/), and final/ is the base with the adapter merged in: plain
+    weights that differ from the start exactly by the adapter's update."""
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    out = tmp_path / "rl"
+    cfg = tmp_path / "lora.json"
+    # the tiny model solves nothing (every advantage 0): the SFT anchor gives the step its gradient; kl > 0: the
+    # reference is the policy with its adapter off
+    cfg.write_text(json.dumps({"lora": True, "lora_r": 4, "lr": 1e-2, "kl": 0.02, "anchor_coef": 1.0,
+                               "anchor_data": [str(CORPUS)], "anchor_batch": 2}))
+    p = rl("--config", cfg, "--init", tiny_ckpt, "--out", out, "--no-feedback", "--max-steps", "1",
+           "--no-eval-before", "--no-eval-after")
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert (out / "final_adapter" / "adapter_config.json").exists()
+    assert json.loads((out / "final_adapter" / "adapter_config.json").read_text())["r"] == 4
+    final = out / "final"
+    assert (final / "config.json").exists() and not (final / "adapter_config.json").exists()
+    assert json.loads((final / "tritonrl.json").read_text())["steps"] == 1
+    base = AutoModelForCausalLM.from_pretrained(str(checkpoints.resolve(tiny_ckpt)), dtype=torch.float32)
+    merged = AutoModelForCausalLM.from_pretrained(str(final), dtype=torch.float32).state_dict()
+    start = {k: v.clone() for k, v in base.state_dict().items()}
+    expect = PeftModel.from_pretrained(base, str(out / "final_adapter")).merge_and_unload().state_dict()
+    assert merged.keys() == expect.keys()
+    assert all(torch.allclose(merged[k], expect[k], atol=1e-6) for k in merged)
+    assert any(not torch.equal(merged[k], start[k]) for k in merged)  # the update is not empty

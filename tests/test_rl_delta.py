@@ -46,3 +46,27 @@ def test_pack_then_unpack_rebuilds_the_final_to_bf16_precision_of_the_update(tin
     lost = max(((want[k].to(torch.bfloat16).float() - want[k]).abs().max() / (want[k] - init[k]).abs().max()).item()
                for k in want)
     assert lost > 0.1
+
+
+def test_merge_puts_a_lora_adapter_into_its_init(tiny_ckpt, tmp_path):
+    from peft import LoraConfig, get_peft_model
+
+    model = get_peft_model(AutoModelForCausalLM.from_pretrained(str(tiny_ckpt), dtype=torch.float32),
+                           LoraConfig(r=2, lora_alpha=4, target_modules="all-linear", task_type="CAUSAL_LM"))
+    torch.manual_seed(2)
+    with torch.no_grad():  # B starts at zero: give the adapter an update
+        for n, p in model.named_parameters():
+            if "lora_B" in n:
+                p.add_(torch.randn_like(p) * 1e-2)
+    model.save_pretrained(str(tmp_path / "run" / "final_adapter"))
+    want = {k: v.clone() for k, v in model.merge_and_unload().state_dict().items()}
+    (tmp_path / "run" / "tritonrl.json").write_text('{"stage": "rl", "steps": 3}')
+
+    rl_delta.main(["merge", "--adapter", str(tmp_path / "run" / "final_adapter"), "--init", str(tiny_ckpt),
+                   "--out", str(tmp_path / "merged")])
+    got, init = _load(tmp_path / "merged"), _load(tiny_ckpt)
+    assert set(got) == set(want)
+    assert all(torch.allclose(got[k], want[k], atol=1e-6) for k in want)
+    assert any(not torch.equal(got[k], init[k]) for k in want)
+    assert (tmp_path / "merged" / "tritonrl.json").read_text() == '{"stage": "rl", "steps": 3}'
+    assert (tmp_path / "merged" / "tokenizer.json").exists()

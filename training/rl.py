@@ -19,6 +19,7 @@ held-out split is evaluated before and after training. Each run directory holds:
     heldout.jsonl        held-out correct rate (and speedup on a GPU) before / after
     runs/                TensorBoard (rewards, correct rate, plan and code advantages, KL, lengths)
     checkpoint-N/, final/  Hugging Face checkpoints (resume points; `--publish every` publishes each to LATEST)
+    final_adapter/       a LoRA run's adapter (checkpoint-N/ are adapters too; final/ is the merged model)
     published-step-N/    with `--publish gated` (the default): the copy of final/ published to LATEST (the LSP
                          reloads it) when its held-out correct rate did not fall below the start's
                          (`training.publish_gate`); a refused final is not served
@@ -647,7 +648,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--feedback", help="also take prompts from this feedback store (default: the per-user store, "
                                        "when it exists)")
     ap.add_argument("--no-feedback", action="store_true", help="do not read any feedback store")
-    ap.add_argument("--lora", action="store_true", help="train a LoRA adapter on --init (large models)")
+    ap.add_argument("--lora", action="store_true",
+                    help="train a LoRA adapter on --init (rank: the config's lora_r, default 16; also the config's "
+                         '"lora": true); final/ is the merged model, final_adapter/ the adapter')
     ap.add_argument("--max-steps", type=int)
     ap.add_argument("--time-limit", type=float, help="stop training after this many minutes (then the final save "
                                                      "and the held-out evaluation)")
@@ -680,7 +683,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # the batch must hold whole prompt groups on this many processes: say so before TRL does
     world = int(os.environ.get("WORLD_SIZE", "1"))
-    err = batch_error(cfg, world) or anchor_error(cfg, args.lora)
+    lora = args.lora or bool(cfg.get("lora"))
+    err = batch_error(cfg, world) or anchor_error(cfg, lora)
     if err:
         # every rank says it (the launcher may kill the others as soon as the first one exits)
         print(f"rl: --config {args.config}: {err}", file=sys.stderr, flush=True)
@@ -763,13 +767,18 @@ def main(argv: list[str] | None = None) -> int:
         model = AutoPeftModelForCausalLM.from_pretrained(str(init), is_trainable=True)
     else:
         model = AutoModelForCausalLM.from_pretrained(str(init), dtype=torch.float32)
-        if args.lora:
+        if lora:
             from peft import LoraConfig
 
-            peft_config = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM")
+            # a low-rank update: RL's few bits an episode do not need (and a noisy step cannot move) every weight
+            r = int(cfg.get("lora_r", 16))
+            peft_config = LoraConfig(r=r, lora_alpha=cfg.get("lora_alpha", 2 * r), target_modules="all-linear",
+                                     task_type="CAUSAL_LM")
 
     # one warm reference worker per prompt of a step: a step verifies its prompts' problems side by side
-    verify_cfg = _verify_config(args.device, cfg["jobs"], max(1, cfg["batch"] // cfg["num_generations"]))
+    # (TRL generates grad_accum micro-batches at once: that many prompts are verified side by side)
+    verify_cfg = _verify_config(args.device, cfg["jobs"],
+                                max(1, cfg["batch"] * cfg["grad_accum"] // cfg["num_generations"]))
     form = checkpoints.prompt_form(init)  # the problem form the initial policy was trained on; RL keeps it
     # what every checkpoint of the run says about itself: how the server must prompt it, whether it refines
     run_meta = {"stage": "rl", "config": args.config, "init": str(init), "prompt": form,
@@ -845,7 +854,15 @@ def main(argv: list[str] | None = None) -> int:
     acc.wait_for_everyone()
     trainer.train(resume_from_checkpoint=last)
     final = out / "final"
-    trainer.save_model(str(final))  # collective: every rank calls it, rank 0 writes
+    policy = acc.unwrap_model(trainer.model)
+    adapter = hasattr(policy, "merge_and_unload")  # a peft model: a LoRA run
+    # a LoRA run saves its adapter beside final/, and final/ is the merged model, so that whatever serves or
+    # evaluates a final checkpoint (the language server, heldout_eval, the publish gate) loads plain weights
+    trainer.save_model(str(out / "final_adapter" if adapter else final))  # collective: every rank calls it
+    if adapter and main_proc:
+        import copy
+
+        copy.deepcopy(policy).merge_and_unload().save_pretrained(str(final))
     meta = {**run_meta, "alpha": args.alpha, "beta": args.beta, "steps": trainer.state.global_step}
     if main_proc:
         # the run's files first: a run stopped during the held-out evaluation below still leaves a whole final
