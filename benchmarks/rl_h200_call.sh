@@ -79,6 +79,9 @@ set -- $RUNS; AFTER_S=${AFTER_S:-$(( 40 + 120 * $# ))}
 # a warm machine keeps /dev/shm: without RESUME=1 each run starts afresh (a stale run directory made a
 # "new" run resume the previous call's checkpoint, optimizer and learning rate included)
 [ "${RESUME:-0}" = 1 ] || for R in $RUNS; do rm -rf /dev/shm/rl_$R /dev/shm/pack/rl_$R; done
+# a resumed run's previous final is stale: without this, a continuation stopped before its own final save
+# packed the previous call's final as if it were the new one (2026-12-07)
+for R in $RUNS; do rm -rf /dev/shm/rl_$R/final /dev/shm/rl_$R/final_adapter /dev/shm/pack/rl_$R; done
 if [ "${FILTER:-0}" = 1 ]; then  # keep the training prompts INIT solves sometimes (groups with a signal)
   log "prompt filter: sampling the training prompts with $INIT"
   # 16 problems a pass, the rates rewritten after each: a filter cut by FILTER_S keeps the problems it finished
@@ -129,8 +132,10 @@ for R in $RUNS; do
   # away part of an update this small). Rebuild it here with `python benchmarks/rl_delta.py unpack`.
   V=INIT_${R^^}; I=${!V:-$INIT}
   # a LoRA run: its adapter is the update (a few MB); here `python benchmarks/rl_delta.py merge` rebuilds final/
-  if [ -f $D/final_adapter/adapter_config.json ]; then mkdir -p /dev/shm/pack/rl_$R && cp -r $D/final_adapter /dev/shm/pack/rl_$R/ \
-    && cp $D/final/tritonrl.json /dev/shm/pack/rl_$R/ 2>/dev/null; continue; fi
+  A=$D/final_adapter; [ -f $A/adapter_config.json ] || A=$C  # no final: a LoRA run's checkpoints are adapters
+  if [ -n "$A" ] && [ -f $A/adapter_config.json ]; then mkdir -p /dev/shm/pack/rl_$R/final_adapter \
+    && cp $A/adapter_config.json $A/adapter_model.safetensors $A/trainer_state.json /dev/shm/pack/rl_$R/final_adapter/ 2>/dev/null
+    cp $D/final/tritonrl.json /dev/shm/pack/rl_$R/ 2>/dev/null; continue; fi
   [ -n "$F" ] && [ -f $F/config.json ] && python3 benchmarks/rl_delta.py pack --final $F --init $I --out /dev/shm/pack/rl_$R 2>&1 | tail -1
 done
 for R in $RUNS; do tail -c 40000 $L/rl_$R.log > $L/rl_${R}_tail.log; rm -f $L/rl_$R.log; done

@@ -139,7 +139,8 @@ def summarize(run: Path) -> dict:
                                  if any("hrd/generate_s" in h for h in steps) else None, 1),
         "median verify s": fmt(statistics.median([float(h["hrd/verify_s"]) for h in steps if "hrd/verify_s" in h])
                                if any("hrd/verify_s" in h for h in steps) else None, 1),
-        "final KL": fmt(float(steps[-1]["kl"]) if steps and "kl" in steps[-1] else None, 4),
+        # per token, 2 significant digits: a LoRA run's 4e-5 printed as 0.0000 with fixed decimals
+        "final KL": "-" if not steps or "kl" not in steps[-1] else f"{float(steps[-1]['kl']):.2g}",
     }
 
 

@@ -223,3 +223,23 @@ def test_time_limit_until_a_wall_clock_time():
     assert c.should_training_stop and c.should_save
     only_until = TimeLimit(until=time.time() - 1)  # no minutes at all
     assert only_until.on_step_end(None, None, TrainerControl()).should_training_stop
+
+
+def test_time_limit_stops_before_a_step_that_would_end_past_the_limit():
+    """A step took 50 s and 30 s are left before `until`: the next one would end past it, so stop now, and
+    with the same time left after a 5 s step, go on."""
+    import time
+
+    from transformers import TrainerControl
+
+    from training.callbacks import TimeLimit
+
+    tl = TimeLimit(until=time.time() + 30)
+    tl.t0 = tl.last_end = time.time() - 50
+    assert tl.on_step_end(None, None, TrainerControl()).should_training_stop
+    tl = TimeLimit(until=time.time() + 30)
+    tl.t0 = tl.last_end = time.time() - 5
+    assert not tl.on_step_end(None, None, TrainerControl()).should_training_stop
+    by_minutes = TimeLimit(minutes=1)  # 40 s in, the last step 35 s long: the next one would end at 75 s
+    by_minutes.t0, by_minutes.last_end = time.time() - 40, time.time() - 35
+    assert by_minutes.on_step_end(None, None, TrainerControl()).should_training_stop
