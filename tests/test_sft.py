@@ -99,6 +99,28 @@ def test_lora_on_a_given_hf_model_writes_a_loadable_adapter(tmp_path, tiny_ckpt)
     assert isinstance(c.text, str)
 
 
+def test_fine_tuning_a_bf16_checkpoint_keeps_small_steps(tmp_path, tiny_ckpt):
+    """`--model` of a bf16 checkpoint (the shipped model is one) trains float32 weights: one step at lr 1e-5
+    moves them, where bf16 weights would round most of that step away."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    bf16 = tmp_path / "bf16"
+    AutoModelForCausalLM.from_pretrained(str(tiny_ckpt), dtype=torch.bfloat16).save_pretrained(str(bf16))
+    AutoTokenizer.from_pretrained(str(tiny_ckpt)).save_pretrained(str(bf16))
+    cfg = tmp_path / "ft.json"
+    cfg.write_text(json.dumps({"batch": 2, "lr": 1e-5, "save_steps": 10}))
+    out = tmp_path / "ft"
+    p = sft("--config", cfg, "--model", bf16, "--out", out, "--max-steps", "1")
+    assert p.returncode == 0, p.stderr[-3000:]
+    start = AutoModelForCausalLM.from_pretrained(str(bf16), dtype=torch.float32).state_dict()
+    final = AutoModelForCausalLM.from_pretrained(str(out / "final"), dtype=torch.float32).state_dict()
+    # Adam's first step moves every weight with a gradient by about lr; a bf16 weight only when |w| < ~2e-3
+    weights = [k for k in start if start[k].dim() == 2]
+    moved = sum(int((start[k] != final[k]).sum()) for k in weights) / sum(start[k].numel() for k in weights)
+    assert moved > 0.8, f"only {moved:.0%} of the weights moved"
+
+
 def _event_steps(run_dir, tag="train/loss"):
     """Steps logged under `tag` by each TensorBoard events file of a run, oldest file first."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
