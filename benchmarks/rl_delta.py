@@ -106,10 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--init", required=True, help="the checkpoint the RL run started from")
     m.add_argument("--out", required=True)
     a = ap.parse_args(argv)
-    if a.cmd == "merge":
-        dst = merge(a.adapter, a.init, a.out)
-    else:
-        dst = pack(a.final, a.init, a.out) if a.cmd == "pack" else unpack(a.delta, a.init, a.out)
+    run = {"pack": lambda: pack(a.final, a.init, a.out), "unpack": lambda: unpack(a.delta, a.init, a.out),
+           "merge": lambda: merge(a.adapter, a.init, a.out)}
+    dst = run[a.cmd]()
     print(f"rl_delta {a.cmd}: wrote {dst}")
     return 0
 
