@@ -85,13 +85,14 @@ def test_lora_on_a_given_hf_model_writes_a_loadable_adapter(tmp_path, tiny_ckpt)
     from training.backends import load_backend
 
     cfg = tmp_path / "lora.json"
-    cfg.write_text(json.dumps({"batch": 1, "save_steps": 2}))
+    cfg.write_text(json.dumps({"batch": 1, "save_steps": 2, "lora_r": 4}))
     out = tmp_path / "lora"
     p = sft("--config", cfg, "--model", tiny_ckpt, "--lora", "--out", out, "--max-steps", "2")
     assert p.returncode == 0, p.stderr[-3000:]
     for d in (out / "checkpoint-2", out / "final"):
         adapter = json.loads((d / "adapter_config.json").read_text())
         assert adapter["peft_type"] == "LORA" and adapter["base_model_name_or_path"] == str(tiny_ckpt)
+        assert adapter["r"] == 4 and adapter["lora_alpha"] == 8  # the config's rank, alpha twice it
         assert (d / "adapter_model.safetensors").exists() and not (d / "model.safetensors").exists()  # adapter only
     b = load_backend(str(out), device="cpu")  # the run directory: its published final adapter
     assert type(b.model).__name__.startswith("Peft")

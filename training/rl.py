@@ -768,12 +768,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         model = AutoModelForCausalLM.from_pretrained(str(init), dtype=torch.float32)
         if lora:
-            from peft import LoraConfig
+            from .lora import lora_config
 
             # a low-rank update: RL's few bits an episode do not need (and a noisy step cannot move) every weight
-            r = int(cfg.get("lora_r", 16))
-            peft_config = LoraConfig(r=r, lora_alpha=cfg.get("lora_alpha", 2 * r), target_modules="all-linear",
-                                     task_type="CAUSAL_LM")
+            peft_config = lora_config(cfg)
 
     # one warm reference worker per prompt of a step: a step verifies its prompts' problems side by side
     # (TRL generates grad_accum micro-batches at once: that many prompts are verified side by side)

@@ -93,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.sft")
     ap.add_argument("--config", default="tiny")
     ap.add_argument("--model", help="start from this Hugging Face checkpoint instead of a new small model")
-    ap.add_argument("--lora", action="store_true", help="train a LoRA adapter (peft) on --model")
+    ap.add_argument("--lora", action="store_true",
+                    help="train a LoRA adapter (peft) on --model (rank: the config's lora_r, default 16)")
     ap.add_argument("--data", nargs="*", help="JSONL corpora (default: the config's)")
     ap.add_argument("--feedback", help="also train on accepted, verified suggestions from this feedback store")
     ap.add_argument("--out", default="runs/sft")
@@ -125,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         # cannot hold a fine-tuning step of lr ~1e-5 (its spacing near 0.03 is ~1e-4); a GPU trains in bf16 autocast
         model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float32)
         if args.lora:
-            from peft import LoraConfig
+            from .lora import lora_config
 
-            peft_config = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM")
+            peft_config = lora_config(cfg)  # the config's lora_r (default 16), alpha twice the rank
     else:
         if tok_dir.exists():  # resuming: the same tokenizer
             tokenizer = AutoTokenizer.from_pretrained(str(tok_dir))
