@@ -6,7 +6,9 @@ Each file is a `benchmarks/heldout_eval.py` result (or a run's heldout.jsonl row
 sampler. Prints a markdown table: correct / samples, problems whose correct count rose or fell against the start,
 the two-sided sign-test p of those moves (are ups and downs a coin's?), and each problem's correct count as one
 digit per problem (the start's problem order). Several seeds of one checkpoint: pass `label=a.json,b.json` (the
-problems are keyed per seed, so the same problem at two seeds counts as two).
+problems are keyed per seed, so the same problem at two seeds counts as two). `--pids FILE` (one problem id a line)
+keeps only those problems, `--pids FILE --invert` only the others: e.g. the training prompts an RL run saw against
+those it did not reach, in one `--split train` evaluation.
 """
 from __future__ import annotations
 
@@ -37,6 +39,15 @@ def sign_test(up: int, down: int) -> float:
     return min(1.0, 2 * tail)
 
 
+def only(runs: list[tuple[str, dict[str, list[str]]]], pids: set[str], invert: bool = False):
+    """`runs` with only the problems whose id (the key before its @seed) is in `pids` (not in it: `invert`)."""
+    keep = lambda k: (k.rpartition("@")[0] in pids) != invert  # noqa: E731
+    out = [(label, {k: v for k, v in r.items() if keep(k)}) for label, r in runs]
+    if not out[0][1]:
+        raise SystemExit("heldout_compare: no problem of the start is left by --pids")
+    return out
+
+
 def compare(runs: list[tuple[str, dict[str, list[str]]]]) -> str:
     """The markdown table of `runs` ((label, load(...)) pairs), the first one the start."""
     (_, base), keys = runs[0], list(runs[0][1])
@@ -62,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", metavar="LABEL=FILE[,FILE...]", help="the first is the start")
     ap.add_argument("--out", help="also write the table here")
+    ap.add_argument("--pids", help="only the problems whose ids this file lists, one a line")
+    ap.add_argument("--invert", action="store_true", help="with --pids: only the problems it does not list")
     a = ap.parse_args(argv)
     runs = []
     for spec in a.runs:
@@ -69,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
         if not sep:
             ap.error(f"{spec!r}: expected LABEL=FILE")
         runs.append((label, load(paths)))
+    if a.pids:
+        runs = only(runs, {x.strip() for x in Path(a.pids).read_text().splitlines() if x.strip()}, a.invert)
+    elif a.invert:
+        ap.error("--invert needs --pids")
     table = compare(runs)
     print(table, end="")
     if a.out:

@@ -44,3 +44,19 @@ def test_a_run_missing_problems_is_refused(tmp_path):
     partial = _write(tmp_path / "p.json", 0, {"a": 4})
     with pytest.raises(SystemExit, match="lacks 1 of the start's problems"):
         hc.main([f"start={start}", f"partial={partial}"])
+
+
+def test_pids_keep_or_leave_out_the_listed_problems(tmp_path):
+    """--pids: the problems an RL run trained on; --invert: the rest (the same evaluation, split in two)."""
+    start = _write(tmp_path / "s.json", 0, {"a": 4, "b": 2, "c": 0})
+    after = _write(tmp_path / "r.json", 0, {"a": 3, "b": 4, "c": 1})
+    pids = tmp_path / "pids.txt"
+    pids.write_text("b\nc\n")
+    seen, unseen = tmp_path / "seen.md", tmp_path / "unseen.md"
+    hc.main([f"start={start}", f"rl={after}", "--pids", str(pids), "--out", str(seen)])
+    hc.main([f"start={start}", f"rl={after}", "--pids", str(pids), "--invert", "--out", str(unseen)])
+    assert seen.read_text().splitlines()[3].startswith("| rl | 5/8 | 0.625 | 2 / 0 |")
+    assert unseen.read_text().splitlines()[3].startswith("| rl | 3/4 | 0.750 | 0 / 1 |")
+    pids.write_text("zzz\n")
+    with pytest.raises(SystemExit, match="no problem of the start"):
+        hc.main([f"start={start}", f"rl={after}", "--pids", str(pids)])
