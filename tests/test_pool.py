@@ -168,3 +168,20 @@ def test_reference_pool_keeps_one_warm_worker_per_problem_verified_at_once():
         vs = list(ex.map(lambda _: verify_batch(PROBLEM, [HONEST], cfg)[0], range(2)))
     assert all(v.ok for v in vs), [v.summary() for v in vs]
     POOL.shutdown()
+
+
+def test_prewarm_without_waiting_starts_the_workers_and_a_pause_warms_them():
+    """training.rl starts its sandboxes before the trainer's setup and goes on: nothing reads their ready pipes
+    until the first generation's pause, which lets them finish warming."""
+    from verifier.runner import prewarm
+
+    POOL.shutdown()
+    cfg = VerifyConfig(device="cpu", pool=True, pool_size=2, reference_pool=1).resolved()
+    prewarm(cfg, wait=False)
+    idle = {key[0]: ws for key, ws in POOL._idle.items() if ws}
+    assert {k: len(ws) for k, ws in idle.items()} == {"reference": 1, "candidate": 2}
+    assert not any(w.warm for ws in idle.values() for w in ws)  # nobody has read their ready pipes: it did not wait
+    with POOL.paused():
+        assert all(w.warm for ws in idle.values() for w in ws)
+    assert verify(PROBLEM, HONEST, cfg).ok
+    POOL.shutdown()

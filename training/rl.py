@@ -577,6 +577,16 @@ def _verify_config(device: str, jobs: int, problems: int = 1):
     return VerifyConfig(device="cuda", compile_baseline=False, timing_reps=32, **pool)
 
 
+def _start_sandboxes(verify_cfg) -> None:
+    """Start the verifier's sandboxes now, so they warm up beside the trainer's setup: a process's first step
+    otherwise waited ~42 s (median over its 16 problems) for cold reference workers, against 0.7 s on later steps
+    (H100, 2026-12-07, benchmarks/results/rl_lora_lr1e-3_h100_20261207/reference_wait.txt). The first
+    generation's POOL.paused() lets the ones still starting finish before the policy decodes."""
+    from verifier.runner import prewarm
+
+    prewarm(verify_cfg, wait=False)
+
+
 def _pin_verifier_gpu(local_rank: int) -> None:
     """Under `accelerate launch`, verify each rank's rollouts on that rank's GPU: the sandboxed
     workers inherit CUDA_VISIBLE_DEVICES (set after this process has its own CUDA context)."""
@@ -777,6 +787,8 @@ def main(argv: list[str] | None = None) -> int:
     # (TRL generates grad_accum micro-batches at once: that many prompts are verified side by side)
     verify_cfg = _verify_config(args.device, cfg["jobs"],
                                 max(1, cfg["batch"] * cfg["grad_accum"] // cfg["num_generations"]))
+    if gcfg.world_size == 1:  # several processes start theirs once each is pinned to its GPU (below)
+        _start_sandboxes(verify_cfg)
     form = checkpoints.prompt_form(init)  # the problem form the initial policy was trained on; RL keeps it
     # what every checkpoint of the run says about itself: how the server must prompt it, whether it refines
     run_meta = {"stage": "rl", "config": args.config, "init": str(init), "prompt": form,
@@ -815,6 +827,8 @@ def main(argv: list[str] | None = None) -> int:
         anchor_coef=cfg.get("anchor_coef", 0.0), anchor_kind=cfg.get("anchor_kind", "nll"))
     if trainer.accelerator.num_processes > 1 and verify_cfg.device == "cuda":
         _pin_verifier_gpu(trainer.accelerator.local_process_index)
+    if gcfg.world_size > 1:
+        _start_sandboxes(verify_cfg)
     acc = trainer.accelerator
     assert acc.is_main_process == main_proc and acc.num_processes == gcfg.world_size
 

@@ -162,10 +162,14 @@ class WorkerPool:
                 self._idle.setdefault(key, []).append(w)
 
     def prewarm(self, kind: str, device: str, limits: sandbox.Limits, size: int, base_dir: str | None = None,
-                timeout: float = 120.0) -> None:
-        """Start `size` workers now and wait until they are warm (for services and benchmarks)."""
+                timeout: float = 120.0, wait: bool = True) -> None:
+        """Start `size` workers now and wait until they are warm (for services and benchmarks). `wait=False`
+        only starts them: whoever next waits on them (`paused`, a job) reads their ready pipes, and no other
+        thread does meanwhile."""
         key = (kind, device, astuple(limits), base_dir)
         self._top_up(key, kind, device, limits, size, base_dir)
+        if not wait:
+            return
         with self._lock:
             ws = list(self._idle.get(key, []))
         for w in ws:

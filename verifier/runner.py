@@ -202,12 +202,13 @@ def _worker(kind: str, cfg: VerifyConfig) -> Worker:
     return spawn(kind, cfg.device, _limits(cfg), base)
 
 
-def prewarm(config: VerifyConfig | None = None) -> None:
-    """Fill the warm pool for this config now (servers and benchmarks call it before the first job)."""
+def prewarm(config: VerifyConfig | None = None, wait: bool = True) -> None:
+    """Fill the warm pool for this config now (servers and benchmarks call it before the first job).
+    `wait=False` starts the workers and returns: they warm up while the caller gets on with its setup."""
     cfg = (config or VerifyConfig(pool=True)).resolved()
     base = os.environ.get("TRITONRL_TMPDIR")
     for kind in ("reference", "candidate"):
-        POOL.prewarm(kind, cfg.device, _limits(cfg), _pool_size(kind, cfg), base)
+        POOL.prewarm(kind, cfg.device, _limits(cfg), _pool_size(kind, cfg), base, wait=wait)
 
 
 def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
