@@ -120,7 +120,7 @@ def test_state_kept_in_a_closure_is_refused_statically_and_at_runtime(name):
 
 @pytest.mark.parametrize("name", ["relu__alias_self_call_counter.py", "relu__module_iterator_counter.py",
                                   "relu__helper_appends_module_list.py", "relu__buffer_version_counter.py",
-                                  "relu__stride_counter_via_data.py"])
+                                  "relu__stride_counter_via_data.py", "relu__library_dict_counter.py"])
 def test_a_call_counter_in_plain_python_is_refused_at_runtime_too(name):
     """Round 5: Python call counters (an attribute set through another name for self, next() on a module-level
     iterator, a module-level list a helper appends to, a buffer's version counter) verified, timed too: the static rules
@@ -158,6 +158,7 @@ def test_a_del_that_computes_after_forward_is_refused_at_runtime_too():
     ("relu__legacy_tensor_alias_float_dunder.py", "runtime-torch-compute"),
     ("relu__slice_constexpr_python_fn.py", "runtime-torch-compute"),
     ("relu__type_hints_eval_ctypes.py", "import-error"),
+    ("relu__sys_modules_via_triton_extra.py", "forward-error"),  # 2026-12-07: sys.modules under a library's name
 ])
 def test_red_team_cheats_of_2026_12_06_are_refused_at_runtime_too(name, rule):
     """A red-team pass got these verified: compute in a __float__ that torch's tensor constructors (legacy ones

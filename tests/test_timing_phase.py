@@ -24,7 +24,10 @@ def _problem(path) -> str:
 
 
 @pytest.mark.parametrize("name", ["relu__helper_launcher.py", "relu__autotuned.py", "matmul__tiled_dot.py",
-                                  "two_outputs__single_fused.py", "row_softmax__online.py"])
+                                  "two_outputs__single_fused.py", "row_softmax__online.py",
+                                  # a forward that takes a list of tensors: the timed loop's refill and its layout
+                                  # check compared the list's tensors with `==`, and the phase crashed (2026-12-07)
+                                  "concat_list_input__copy_per_part.py"])
 def test_honest_candidates_are_timed_and_pass_the_timing_checks(name):
     path = CORPUS / "honest" / name
     v = verify(_problem(path), path.read_text(), **TIMED)

@@ -300,12 +300,96 @@ def _library_class(cls, libraries: tuple[str, ...]) -> bool:
     return found is cls
 
 
-def _constexpr_class() -> type | None:
+# Attributes of Triton's kernel objects that hold what the candidate gave them (not caches): the wrapped function or
+# kernel, heuristics' functions, autotune configs and hooks, config pruning and performance-model functions
+_KERNEL_INPUTS = {"fn", "values", "configs", "pre_hook", "post_hook", "early_config_prune", "perf_model",
+                  "pre_run_hooks", "reset_to_zero", "restore_value", "keys", "arg_names"}
+
+
+def _kernel_object(mro) -> bool:
+    """Whether a class (by its mro) is one of Triton's kernel objects: a subclass of its KernelInterface."""
     try:
-        from triton.language import core
-    except ImportError:  # no Triton: nothing of it to walk into
-        return None
-    return core.constexpr
+        from triton.runtime.jit import KernelInterface
+    except ImportError:
+        return False
+    return any(c is KernelInterface for c in mro)
+
+
+def _instance_dict(o) -> dict:
+    """An object's instance dict read without running its code (object's own __dict__ descriptor), or {}."""
+    try:
+        d = object.__getattribute__(o, "__dict__")
+    except Exception:
+        return {}
+    return dict(dict.items(d)) if type(d) is dict else {}
+
+
+def library_data() -> list:
+    """The mutable containers (dicts, lists, sets) that the libraries a candidate may use keep at module level or as
+    public class attributes (torch.nn.functional.reproducibility_notes, tl.dtype.FP_TYPES, ...): roots of the Python
+    state walk next to the candidate's own, which never enters a library's module. A call counter kept in one of
+    them outlived every call, out of the walk's sight (red-teaming 2026-12-07; the static rules refuse naming one)."""
+    from .static_check import ALLOWED_NAMESPACES
+
+    mutable = (list, dict, set, bytearray)
+    out: list = []
+    for name in ALLOWED_NAMESPACES:
+        mod = sys.modules.get(name)
+        if mod is None:
+            continue
+        for k, v in list(vars(mod).items()):
+            if k.startswith("_"):
+                continue
+            if v is sys.modules:  # the import machinery's own (changes on any import); cut off: `cut_module_registry`
+                continue
+            if type(v) in mutable:
+                out.append(v)
+            elif type(v) is type or issubclass(type(v), type):
+                ns = type.__dict__["__dict__"].__get__(v, type)
+                out += [w for a, w in list(ns.items()) if not a.startswith("_") and type(w) in mutable]
+    return out
+
+
+def cut_module_registry() -> list[str]:
+    """Replace, in the libraries a candidate may use, every attribute that is sys.modules itself (and not a
+    module) with an empty dict, and every object of the import machinery with None. triton.language.extra does `from sys import modules` and keeps it: through
+    `tle.modules["ctypes"]` and `["numpy"]` a candidate read and wrote tensor memory from a heuristics function with
+    no import statement for the guard to refuse and no torch op for the log (red-teaming 2026-12-07). The libraries
+    read those names only while they are imported. Returns the names replaced."""
+    from .static_check import ALLOWED_NAMESPACES, _import_machinery
+
+    cut = []
+    for name in ALLOWED_NAMESPACES:
+        mod = sys.modules.get(name)
+        if mod is None:
+            continue
+        for k, v in list(vars(mod).items()):
+            if v is sys.modules:
+                setattr(mod, k, {})
+                cut.append(f"{name}.{k}")
+            elif not k.startswith("__") and _import_machinery(v):
+                # and the import machinery it kept from its own import (module_from_spec, a FileFinder, a ModuleSpec
+                # whose loader's get_data reads any file, the inbox's trial inputs included)
+                setattr(mod, k, None)
+                cut.append(f"{name}.{k}")
+    return cut
+
+
+def _c_iterator_state(o) -> str:
+    """The position of a C iterator (a type of the interpreter's or a C extension's: no candidate code runs), from its
+    __reduce__ (itertools.count: (count, (41,))) or else its repr (`count(41)`), as bounded text."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # itertools' pickling support is deprecated (3.12)
+            return repr(type(o).__reduce__(o))[:2000]
+    except Exception:
+        pass
+    try:
+        return repr(o)[:2000]
+    except Exception:
+        return "?"
 
 
 def python_state(roots: list, stop_ids: set[int] | None = None) -> dict[int, tuple]:
@@ -345,10 +429,18 @@ def python_state(roots: list, stop_ids: set[int] | None = None) -> dict[int, tup
         elif t is _types.FunctionType and not any(o.__globals__ is r for r in roots if type(r) is dict):
             continue  # a library's Python function (the candidate's all share its module's globals)
         mro = _type_attr(t, "__mro__") or (t,)
-        # Triton's objects are skipped (a kernel's compile cache changes on its first launch), except a constexpr:
-        # a value holder, and `tl.constexpr([])` at module level was a call counter a heuristics lambda appended to
-        if any(_library_class(c, ("triton", "importlib", "_frozen_importlib", "_frozen_importlib_external"))
-               for c in mro) and not any(c is _constexpr_class() for c in mro):
+        # Import machinery is skipped. Of Triton's objects only its kernel objects (JITFunction, the interpreter's
+        # InterpretedFunction, Autotuner, Heuristics) are not fingerprinted, since their compile caches and the
+        # autotuner's picks change on launches; what the candidate handed them (its functions, its configs, its
+        # hooks) is walked. Every other Triton object is a value holder like any other: a module-level
+        # `tl.constexpr([])` (red-teaming 2026-12-06) and then a `triton.Config({"log": []})` (a list in its
+        # kwargs that a heuristics function appended to: a time bomb past the verifier's calls) were call counters
+        # the walk skipped
+        if any(_library_class(c, ("importlib", "_frozen_importlib", "_frozen_importlib_external")) for c in mro):
+            continue
+        if any(_library_class(c, ("triton",)) for c in mro) and _kernel_object(mro):
+            d = _instance_dict(o)
+            todo += [v for k, v in d.items() if type(k) is str and k in _KERNEL_INPUTS and type(v) not in _ATOMIC]
             continue
         if t is dict:
             # the warnings machinery writes `__warningregistry__` into the globals of the code a warning is charged to
@@ -372,6 +464,11 @@ def python_state(roots: list, stop_ids: set[int] | None = None) -> dict[int, tup
             elif t not in (list, tuple, dict, set, frozenset, _types.CellType, _types.FunctionType,
                            _types.MethodType):
                 sig.append(("left", operator.length_hint(o, -1) if hasattr(t, "__length_hint__") else -1))
+                if hasattr(t, "__next__") and not hasattr(t, "__length_hint__"):
+                    # a C iterator that keeps its position in a C field neither its referents nor a length hint
+                    # show: itertools.count() at module level, advanced by a heuristics function, was a call counter
+                    # no check saw (red-teaming 2026-12-07). Its pickling state or its text shows it (C code only)
+                    sig.append(("state", _c_iterator_state(o)))
         out[id(o)] = (t.__name__, tuple(sig))
         todo += [r for r in refs if type(r) not in _ATOMIC]
     if todo:  # more than _LIMIT objects: what lies past them is not fingerprinted

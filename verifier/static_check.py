@@ -10,6 +10,7 @@ import ast
 import builtins
 import importlib.util
 import os
+import types
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -224,6 +225,47 @@ def _namespace_of(dotted: str) -> str | None:
     return None
 
 
+_MUTABLE_CONTAINERS = (list, dict, set, bytearray, __import__("collections").deque)
+
+
+@lru_cache(maxsize=4096)
+def _library_value(dotted: str) -> object:
+    """The object an import-resolved dotted name of an allowed library names (modules imported as needed, attributes
+    read from the library itself: no candidate code runs), or None where it cannot be found."""
+    import importlib
+    import sys
+
+    parts = dotted.split(".")
+    obj = None
+    for k in range(len(parts), 0, -1):
+        head = ".".join(parts[:k])
+        if head in sys.modules or _namespace_of(head) == head:
+            try:
+                obj = sys.modules.get(head) or importlib.import_module(head)
+            except Exception:
+                continue
+            for part in parts[k:]:
+                try:
+                    obj = getattr(obj, part)
+                except Exception:
+                    return None
+            return obj
+    return None
+
+
+def _import_machinery(value: object) -> bool:
+    """Whether a library's attribute is an object of Python's import machinery (triton.language.extra keeps
+    importlib's module_from_spec, a FileFinder and a ModuleSpec at module level), by the module its class or
+    function is defined in."""
+    if value is None:
+        return False
+    mod = getattr(value, "__module__", None) if isinstance(value, (type, types.FunctionType,
+                                                                   types.BuiltinFunctionType)) else None
+    mod = mod if isinstance(mod, str) else getattr(type(value), "__module__", "")
+    return str(mod).split(".")[0] in ("importlib", "_frozen_importlib", "_frozen_importlib_external", "pkgutil",
+                                      "zipimport", "_imp", "sys")
+
+
 def _is_module_path(dotted: str) -> bool:
     """Whether an import-resolved dotted name is one of the allowed namespaces or a top-level module."""
     return bool(dotted) and (_namespace_of(dotted) == dotted or dotted in TOP_LEVEL_MODULES)
@@ -435,6 +477,29 @@ class _Checker:
             if leaf in TOP_LEVEL_MODULES or (leaf in _submodules(ns) and _namespace_of(f"{ns}.{leaf}") != f"{ns}.{leaf}"):
                 self.add("forbidden-import", f"'{ast.unparse(node)}' reaches the module '{ns}.{leaf}', which is outside "
                          f"the API a candidate may use ({', '.join(ALLOWED_NAMESPACES)})", node)
+
+    def check_library_data(self) -> None:
+        """No reference to a mutable container a library keeps (torch.nn.functional.reproducibility_notes, a dict;
+        typing.EXCLUDED_ATTRIBUTES, a list; tl.dtype.FP_TYPES): a heuristics function that appended to one kept a
+        call counter in the library's globals, where no walk of the candidate's own objects looks (red-teaming
+        2026-12-07: a kernel that stopped computing after 40 launches verified). A candidate reads the libraries'
+        functions, classes, dtypes and constants, never their data structures."""
+        for node in ast.walk(self.tree):
+            if not isinstance(node, (ast.Name, ast.Attribute)):
+                continue
+            full = self._imported(node)
+            if not full or "." not in full or _namespace_of(full) is None:
+                continue
+            value = _library_value(full)
+            if isinstance(value, _MUTABLE_CONTAINERS):
+                # triton.language.extra.modules is sys.modules itself (`from sys import modules`): every imported
+                # module (ctypes, numpy) with no import statement for the guard to refuse
+                self.add("monkey-patch", f"'{ast.unparse(node)}' is a mutable container of the library ({full}); a "
+                         "candidate may not read or change a library's data (state kept there outlives every call; "
+                         "some hold the process's modules)", node)
+            elif _import_machinery(value):
+                self.add("forbidden-import", f"'{ast.unparse(node)}' ({full}) is Python's import machinery, "
+                         "re-exported by the library; a candidate imports nothing beyond the allowed modules", node)
 
     def check_everywhere(self) -> None:
         for node in ast.walk(self.tree):
@@ -1506,6 +1571,7 @@ def check_candidate(candidate_src: str, problem_src: str | None = None) -> list[
                   f"ModelNew must subclass nn.Module (it subclasses {ast.unparse(b)})", cls)
     c.check_imports()
     c.check_everywhere()
+    c.check_library_data()
     c.check_device_probes()
     c.check_defaults()
     c.check_attribute_chains()

@@ -25,9 +25,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import _interp_bf16, _interp_libdevice, _interp_races
 from .compare import CONTAINERS, _plain_dict
-from ._worker_util import (Control, changed_tensors, error_info, kept_tensors, load_module, perturb_counters,
-                           perturb_parameters, python_state, python_state_changes, seed_all, serve, snapshot,
-                           tensor_versions, to_device, versions_moved, write_json)
+from ._worker_util import (Control, changed_tensors, cut_module_registry, error_info, kept_tensors, library_data,
+                           load_module, perturb_counters, perturb_parameters, python_state, python_state_changes,
+                           seed_all, serve, snapshot, tensor_versions, to_device, versions_moved, write_json)
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 _clock = time.perf_counter  # bound before any candidate code is imported
@@ -510,6 +510,33 @@ def _finish() -> None:
     _exit(0)
 
 
+def _fresh(x):
+    """A copy of one forward argument for the candidate: its tensors cloned, also those inside plain lists and tuples
+    (a forward that takes a list of tensors). Only the top-level tensors were cloned and checked, so a candidate that
+    changed the tensors of a list argument in place (the caller's tensors, used as scratch) verified (red-teaming
+    2026-12-07)."""
+    if isinstance(x, torch.Tensor):
+        return x.clone()
+    if type(x) in (list, tuple):
+        return type(x)(_fresh(v) for v in x)
+    return x
+
+
+def _unchanged(given, original) -> bool:
+    """Whether forward left argument `given` (from `_fresh(original)`) as it was: its tensors equal, at any depth of
+    plain lists and tuples, and those containers as long as they were (read with the containers' own methods: an
+    appended item is a change too)."""
+    if isinstance(original, torch.Tensor):
+        # by exact type: an object the candidate put in the list in place of a tensor is a change, never asked
+        return type(given) is type(original) and given.shape == original.shape and _equal(given, original)
+    if type(original) in (list, tuple):
+        if type(given) is not type(original) or len(given) != len(original):
+            return False
+        return all(_unchanged(g, o) for g, o in zip(list.__iter__(given) if type(given) is list else
+                                                    tuple.__iter__(given), original))
+    return True
+
+
 def _tensors_in(x, out: dict) -> dict:
     """The tensors in the worker's own structures (lists, tuples, dicts of them, by exact type), by id."""
     if type(x) in (list, tuple):
@@ -538,6 +565,7 @@ def _held_tensors(*own) -> dict[int, torch.Tensor]:
     return {id(o): o for o in gc.get_objects() if issubclass(type(o), torch.Tensor) and id(o) not in skip}
 
 
+_LIBRARY_DATA: list = []  # the libraries' mutable containers (`library_data`): walked for state with the candidate's
 _WORKER: dict[int, torch.Tensor] = {}  # the worker's tensors alive before the candidate is imported (kept alive here)
 _FROZEN = [0, False]  # [objects the worker froze before importing the candidate (`_freeze_worker`), whether
                       # gc.freeze was called after that]
@@ -610,10 +638,24 @@ def _plain_tensor(t) -> torch.Tensor:
 
 
 def _same_layout(a: list, b: list) -> bool:
-    """Whether input list `a` can be copied into `b` in place (tensors of equal shape and dtype, equal others)."""
-    return len(a) == len(b) and all(
-        (x.shape == y.shape and x.dtype == y.dtype) if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
-        else (not isinstance(x, torch.Tensor) and not isinstance(y, torch.Tensor) and x == y) for x, y in zip(a, b))
+    """Whether input list `a` can be copied into `b` in place (tensors of equal shape and dtype, equal others), into
+    nested lists and tuples too: a list argument of tensors compared with `==` raised ("Boolean value of Tensor with
+    more than one element is ambiguous") and the timing phase of every candidate of such a problem crashed."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+                and a.dtype == b.dtype)
+    if type(a) in (list, tuple) or type(b) in (list, tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(_same_layout(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _refill_into(a, x) -> None:
+    """Copy the values of input `x` into the candidate's argument `a` in place (`_same_layout`), at any depth."""
+    if isinstance(a, torch.Tensor):
+        a.copy_(x)
+    elif type(a) in (list, tuple):
+        for u, v in zip(a, x):
+            _refill_into(u, v)
 
 
 class _TimedCalls:
@@ -640,7 +682,7 @@ class _TimedCalls:
         self.trials = trials                  # (trial index in the base config, inputs on the device)
         # the warm-up calls run on `warm` (inputs of a correctness trial), so the first timed call of each set is
         # the candidate's first sight of it
-        self.args = [x.clone() if isinstance(x, torch.Tensor) else x for x in (warm or trials[0][1])]
+        self.args = [_fresh(x) for x in (warm or trials[0][1])]
         self.k = -1 if warm is not None else 0  # position in `trials` of the inputs now in self.args (-1: warm)
         self.seen: set[int] = set() if warm is not None else {trials[0][0]}
         self.fresh = False                    # the inputs now in self.args are new to the candidate
@@ -657,8 +699,7 @@ class _TimedCalls:
         self.fresh = trial not in self.seen
         self.seen.add(trial)
         for a, x in zip(self.args, self.trials[k][1]):
-            if isinstance(a, torch.Tensor):
-                a.copy_(x)
+            _refill_into(a, x)  # tensors inside a list argument too (they kept the warm-up's values)
 
     def counted(self) -> bool:
         """Whether the coming timed call's time counts: its inputs are new to the candidate."""
@@ -692,7 +733,8 @@ class _TimedCalls:
         self.audits += 1
         self.audit_ops |= S.ops
         self.audit_skipped += not self._launched(n0)
-        self.audit_mutated += not all(not isinstance(x, torch.Tensor) or _equal(a, x.to(a.device))
+        self.audit_mutated += not all(_unchanged(a, to_device(x, a.device) if isinstance(a, torch.Tensor) else
+                                                 to_device(x, self.device))
                                       for a, x in zip(self.args, self.trials[self.k][1]))
         self._check(f"audit call {self.audits}", plain)
 
@@ -790,6 +832,8 @@ def main(job_path: str) -> int:
         _interp_races.install()  # right only because the interpreter runs its programs in order, or a block at once
         _cuda_guards_without_a_gpu()
     oplog = _OpLog()
+    cut_module_registry()  # no sys.modules under a library's name (triton.language.extra.modules)
+    _LIBRARY_DATA[:] = library_data()  # before the candidate is imported: the libraries' own containers
     t0 = _clock()
     _freeze_worker()
     try:
@@ -821,7 +865,7 @@ def main(job_path: str) -> int:
             held_snap = {k: torch.Tensor.detach(t).clone() for k, t in held.items()}
             # and the Python state it can reach (an attribute set through an alias of self, a module-level list a
             # helper appends to, a module-level iterator forward calls next() on: a call counter in plain Python)
-            py_state = python_state([model, vars(cand)])
+            py_state = python_state([model, vars(cand), _LIBRARY_DATA])
             # and their version counters: a tensor forward writes in place with the same values (zero_() on zeros)
             # compares equal, and its `_version` counted the calls
             versions = tensor_versions({**live, **{f"a {tuple(t.shape)} tensor it holds outside the module": t
@@ -834,7 +878,7 @@ def main(job_path: str) -> int:
         for t, inputs in enumerate(cfg["inputs"][:cfg.get("timed_from", len(cfg["inputs"]))]):
             with _gc_paused():
                 originals = to_device(inputs, device)
-                args = [x.clone() if isinstance(x, torch.Tensor) else x for x in originals]
+                args = [_fresh(x) for x in originals]
                 S.launches, S.ops, S.autotune = [], set(), []
                 _interp_races.findings.clear()
                 _interp_races.intra_findings.clear()
@@ -856,8 +900,7 @@ def main(job_path: str) -> int:
                 rec["races"] = _interp_races.findings[:3]
                 rec["intra_races"] = _interp_races.intra_findings[:3]
                 rec["autotune"] = S.autotune[:3]
-                rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals))
-                                  if isinstance(o, torch.Tensor) and not (a.shape == o.shape and _equal(a, o))]
+                rec["mutated"] = [i for i, (a, o) in enumerate(zip(args, originals)) if not _unchanged(a, o)]
                 result["trials"].append(rec)
                 # this trial's objects are let go here, once its evidence is taken: a __del__ they set off (or a
                 # collection after this block) comes too late to touch it
@@ -874,7 +917,7 @@ def main(job_path: str) -> int:
             now = _held_tensors(kept_now, kept, held_snap, result["trials"], result["state_values"])
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in _held_changes(held, held_snap, now)]
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in python_state_changes(
-                py_state, python_state([model, vars(cand)]))]
+                py_state, python_state([model, vars(cand), _LIBRARY_DATA]))]
             result["state_changed"] += [f"{cfg['label']}: {n}" for n in versions_moved(versions)]
             held = held_snap = now = kept_now = py_state = versions = None
         except BaseException as e:
