@@ -159,6 +159,8 @@ def test_a_del_that_computes_after_forward_is_refused_at_runtime_too():
     ("relu__slice_constexpr_python_fn.py", "runtime-torch-compute"),
     ("relu__type_hints_eval_ctypes.py", "import-error"),
     ("relu__sys_modules_via_triton_extra.py", "forward-error"),  # 2026-12-07: sys.modules under a library's name
+    # 2026-12-07: a child process (os through torch.cuda.os) left running while the baseline is timed
+    ("relu__child_process_loads_baseline.py", "background-work"),
 ])
 def test_red_team_cheats_of_2026_12_06_are_refused_at_runtime_too(name, rule):
     """A red-team pass got these verified: compute in a __float__ that torch's tensor constructors (legacy ones

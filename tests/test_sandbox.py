@@ -24,6 +24,13 @@ def run_script(tmp_path: Path, code: str, *args: str, **kw) -> sandbox.SandboxRe
     return sandbox.run(["python3", "s.py", *args], tmp_path, **kw)
 
 
+def survivors() -> list[str]:
+    """Processes of a `run_script` script still in the table: those whose command line ends in its file (a substring
+    test also matched a pytest run given tests/test_races.py or tests/test_corpus.py)."""
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return [line for line in ps.splitlines() if line.split()[-1:] == ["s.py"]]
+
+
 def test_isolation_is_real_here():
     assert BWRAP, "CI must run the sandbox with bubblewrap, not the fallback"
 
@@ -48,10 +55,9 @@ def test_hang_is_killed_with_its_whole_tree(tmp_path):
     assert list(tmp_path.glob("alive-*")), "the grandchildren should have started"
     # SIGKILLed processes leave the table once reaped; on a loaded machine that took longer than 0.5 s
     deadline = time.monotonic() + 5
-    while "s.py" in (ps := subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout) \
-            and time.monotonic() < deadline:
+    while survivors() and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert "s.py" not in ps, "a process outlived the sandbox"
+    assert not survivors(), "a process outlived the sandbox"
 
 
 @needs_bwrap
@@ -65,7 +71,7 @@ def test_double_fork_setsid_survivor_dies_when_main_exits(tmp_path):
     """, limits=sandbox.Limits(timeout_s=30))
     assert r.returncode == 0 and not r.timed_out and r.duration_s < 10
     time.sleep(0.3)
-    assert "s.py" not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert not survivors()
 
 
 def test_segfault_is_a_named_crash(tmp_path):

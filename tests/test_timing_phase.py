@@ -183,3 +183,4 @@ def test_timing_reps_reaches_the_worker_and_an_honest_candidate_still_verifies()
     v = verify(RELU, HONEST_RELU, timing_reps=3, **TIMED)  # below two passes: the worker raises it to two
     assert v.ok, v.summary()
     assert v.time_ms > 0 and v.timed_calls["checked"] >= 10
+

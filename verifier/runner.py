@@ -472,6 +472,11 @@ def _judge(v: Verdict, result: dict, ref: Reference, cfg: VerifyConfig) -> None:
         v.fail("sandbox", "cuda-error" if "CUDA" in msg else rule, msg[:1500])
         v.log_tail = e.get("traceback", "")[-3000:]
         return
+    if result.get("background"):
+        v.fail("sandbox", "background-work", "after its calls the candidate left work running: "
+               + "; ".join(str(b) for b in result["background"][:3]) + " (nothing may run beside a timed baseline "
+               "or a timed call)")
+        return
     outputs = {r["label"]: r["outputs"] for r in ref.outputs}
     passed = run = 0
     kernels: set[str] = set()
@@ -631,6 +636,10 @@ def _judge_timed_calls(v: Verdict, timing: dict, timed_file: Path, ref: Referenc
         ops = ", ".join(str(o) for o in timing["audit_ops"][:8])
         v.fail("performance", "runtime-torch-compute", f"between timed calls, forward computed outside Triton "
                f"kernels: {ops}")
+        return
+    if timing.get("background"):
+        v.fail("performance", "background-work", "the timed calls left work running: "
+               + "; ".join(str(b) for b in timing["background"][:3]))
         return
     if timing.get("audit_mutated"):
         v.fail("performance", "input-mutated", "between timed calls, forward modified its inputs in place")

@@ -31,6 +31,7 @@ from ._worker_util import (Control, changed_tensors, cut_module_registry, error_
 
 _save, _equal, _no_grad, _enable_grad = torch.save, torch.equal, torch.no_grad, torch.enable_grad
 _clock = time.perf_counter  # bound before any candidate code is imported
+_cuda_sync = torch.cuda.synchronize
 _exit = os._exit
 
 # ATen ops a forward may run itself: allocation, views, layout copies, fills of scratch buffers.
@@ -744,6 +745,10 @@ class _TimedCalls:
         self._refill((self.k + 1) % len(self.trials))
 
     def call(self):
+        # timed calls run outside the op log's torch modes: their pass-through would cost microseconds per torch call
+        # inside every candidate's timed window. A candidate that asks torch whether a mode is on (a private torch._C
+        # call: the static rules refuse it) could therefore compute with torch in timed calls only; with the static
+        # rules off that verified with torch's time (red-teaming 2026-12-07, cheats/relu__mode_probe_torch_when_timed.py)
         return self.model(*self.args)
 
     def recorded_call(self):
@@ -783,15 +788,74 @@ def _time(base: tuple, device: str, job: dict) -> None:
                   "wall_ms": wall_ms(tc.recorded_call, device=device, before=tc.before, after=tc.after("sync"))}
         while tc.audits < tc.MIN_AUDITS:
             tc.audit()
+    background = _background_work(device)  # threads or processes it started in the timed calls
     _save([{"trial": t, "output": _plain(o)} for t, o in sorted(tc.first.items())], "timed.pt")
     # the synchronised re-timing also checks that every timed call launches a kernel of the candidate
     # (a cache that skips work on repeated inputs would time nothing)
     timing.update(calls_without_launch=sum(tc.skipped), checked_calls=tc.checked, mismatch=tc.mismatch,
                   audits=tc.audits, audit_ops=sorted(tc.audit_ops), audit_skipped=tc.audit_skipped,
-                  audit_mutated=tc.audit_mutated)
+                  audit_mutated=tc.audit_mutated, background=background)
     write_json("timing.json", timing)
     _finish()  # here, not after returning: returning lets go of `tc`, whose inputs the candidate may have hung a
                # __del__ on, and it would run after the evidence is written
+
+
+_BEFORE_CANDIDATE: dict = {"threads": set(), "processes": set()}  # taken just before the candidate is imported
+
+
+def _other_processes() -> set[int]:
+    """Processes of this sandbox other than this worker and its ancestors: every process in /proc when the sandbox has
+    its own PID namespace (bubblewrap's --unshare-all: pid 1 is bubblewrap), else this worker's descendants and the
+    processes of its session (a child that called setsid and was reparented escapes that fallback)."""
+    me = os.getpid()
+    table = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                table[int(entry)] = (int(fields[1]), int(fields[3]))  # (ppid, session)
+            except (OSError, IndexError, ValueError):
+                pass
+    ancestors, p = set(), me
+    while p in table and p not in ancestors:
+        ancestors.add(p)
+        p = table[p][0]
+    try:
+        own_namespace = "bwrap" in open("/proc/1/cmdline", "rb").read().decode(errors="replace")
+    except OSError:
+        own_namespace = False
+    if own_namespace:
+        return set(table) - ancestors - {1}
+    session = table.get(me, (0, -1))[1]
+    out, todo = set(), [me]
+    while todo:
+        parent = todo.pop()
+        for pid, (pp, _) in table.items():
+            if pp == parent and pid not in out:
+                out.add(pid)
+                todo.append(pid)
+    return (out | {pid for pid, (_, sid) in table.items() if sid == session}) - ancestors
+
+
+def _background_work(device: str) -> list[str]:
+    """What the candidate left running once its calls are over: the device synchronised first (a kernel launched after
+    the last trial's synchronize, from a __del__ or the state checks' collection, ran on while the reference's baseline
+    was timed beside it, and a slow baseline is a large speedup), then Python threads and processes that were not
+    there before it was imported (with the static rules off, torch.cuda.threading and torch.cuda.os.fork reach both:
+    a thread or a child loads the machine while the baseline is timed, or works beside the timed calls).
+    Red-teaming 2026-12-07: timing_cheats/relu__child_process_loads_baseline.py."""
+    if device == "cuda":
+        for i in range(torch.cuda.device_count()):
+            _cuda_sync(i)
+    out = []
+    threads = set(sys._current_frames()) - _BEFORE_CANDIDATE["threads"]
+    if threads:
+        out.append(f"{len(threads)} Python thread(s) started by the candidate still running")
+    procs = _other_processes() - _BEFORE_CANDIDATE["processes"]
+    if procs:
+        out.append(f"{len(procs)} process(es) started by the candidate still running")
+    return out
 
 
 def _warm(device: str) -> None:
@@ -836,6 +900,7 @@ def main(job_path: str) -> int:
     _LIBRARY_DATA[:] = library_data()  # before the candidate is imported: the libraries' own containers
     t0 = _clock()
     _freeze_worker()
+    _BEFORE_CANDIDATE.update(threads=set(sys._current_frames()), processes=_other_processes())
     try:
         cand = load_module("candidate.py", "candidate")
         ModelNew = cand.ModelNew
@@ -926,6 +991,8 @@ def main(job_path: str) -> int:
         if cfg["label"] == "base" and base is None:
             base = (model, cfg["inputs"], cfg.get("timed_from"))
     gc.disable()  # for good: no candidate __del__ from here on, between the evidence written and the exit
+    if result["error"] is None:  # before R: the baseline may be timed while this worker waits
+        result["background"] = _background_work(device)
     _save(result, "correct.pt")
     if job.get("time") and base is not None and result["error"] is None:
         if control.wait_for_gpu():
