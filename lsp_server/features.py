@@ -17,10 +17,16 @@ from .settings import Settings
 log = logging.getLogger("tritonrl.lsp")
 
 
-def _guard(name: str, default: Any = None):
-    """Wrap a command: bad arguments or any exception become a message and a plain answer."""
+def _guard(name: str, default: Any = None, usage: str = "", strings: int = 0):
+    """Wrap a command: bad arguments or any exception become a message and a plain answer. The first
+    `strings` arguments must be strings (`usage` names them): a client that sends [] or [1, 2] learns
+    what the command takes, not "IndexError: tuple index out of range"."""
     def wrap(fn):
         def run(ls: TritonRLServer, *args):
+            if len(args) < strings or not all(isinstance(a, str) for a in args[:strings]):
+                ls.say(f"TritonRL: {name} expects the arguments {usage}, got {list(args)!r:.200}",
+                       types.MessageType.Error)
+                return default
             try:
                 return fn(ls, *args)
             except Exception as e:
@@ -93,6 +99,8 @@ def build_server(settings: Settings | None = None) -> TritonRLServer:
         await ls.wait_for_settings()  # the first workspace/configuration read, when one is under way
         try:
             opts = args[3] if len(args) > 3 and isinstance(args[3], dict) else {}
+            if len(args) < 2:  # not "IndexError: tuple index out of range"
+                raise ValueError("arguments must be [uri, class name, version?]")
             res, job = ls.start_generate(args[0], args[1], args[2] if len(args) > 2 else None)
         except Exception as e:
             log.exception("generate")
@@ -107,17 +115,18 @@ def build_server(settings: Settings | None = None) -> TritonRLServer:
         return {"started": True, "outcome": await asyncio.wrap_future(job.done)}
 
     @server.command(CMD_APPLY)
-    @_guard("apply")
+    @_guard("apply", usage="[uri, class name, version?, suggestion id?]", strings=2)
     def apply(ls: TritonRLServer, *args):
-        return ls.applied(args[0], args[1], args[2] if len(args) > 2 else None, args[3] if len(args) > 3 else "")
+        sid = args[3] if len(args) > 3 and isinstance(args[3], str) else ""  # an id is a string; anything else: none
+        return ls.applied(args[0], args[1], args[2] if len(args) > 2 else None, sid)
 
     @server.command(CMD_REJECT)
-    @_guard("reject")
+    @_guard("reject", usage="[uri, class name]", strings=2)
     def reject(ls: TritonRLServer, *args):
         return ls.reject(args[0], args[1])
 
     @server.command(CMD_CANCEL)
-    @_guard("cancel", {"cancelled": False})
+    @_guard("cancel", {"cancelled": False}, usage="[uri, class name]", strings=2)
     def cancel(ls: TritonRLServer, *args):
         return {"cancelled": ls.cancel_class(args[0], args[1])}
 

@@ -67,6 +67,7 @@ from training import checkpoints
 from training.extract import ExtractError, NeedsInputs, modules_in
 
 from .jobs import Job, JobCancelled, JobResult, JobTable
+from .protocol import TritonRLProtocol
 from .reload import CheckpointWatcher
 from .settings import SECTION, Settings
 
@@ -138,7 +139,8 @@ def _phases_note(v) -> str:
 
 class TritonRLServer(LanguageServer):
     def __init__(self, settings: Settings | None = None):
-        super().__init__("tritonrl-lsp", "0.1.0")
+        # TritonRLProtocol: every request gets an answer, even a malformed one (lsp_server/protocol.py)
+        super().__init__("tritonrl-lsp", "0.1.0", protocol_cls=TritonRLProtocol)
         self.settings = settings or Settings()
         self.state = JobTable()
         self._backend = None
@@ -460,7 +462,8 @@ class TritonRLServer(LanguageServer):
             self.say(f"TritonRL: {uri} is not an open Python document", types.MessageType.Warning)
             return {"started": False, "reason": "not a Python document"}, None
         source, doc_version = got
-        if not re.search(rf"^class\s+{re.escape(class_name)}\b", source, re.M):  # the job parses; this is cheap
+        # the job parses; this is cheap. (?<=\r): `^` with re.M misses a class line in a file with CR-only line ends
+        if not re.search(rf"(?:^|(?<=\r))class\s+{re.escape(class_name)}\b", source, re.M):
             self.say(f"TritonRL: no nn.Module class {class_name!r} in this document", types.MessageType.Warning)
             return {"started": False, "reason": "no such class"}, None
         with self.state.lock:

@@ -6,6 +6,7 @@ Clients send them flat or under a ``tritonrl`` key, in snake_case or camelCase (
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -60,13 +61,16 @@ class Settings:
         if key == "device" and v not in DEVICES:
             raise ValueError(f"must be one of {', '.join(DEVICES)}")
         if key in ("n", "trials", "turns", "max_new_tokens"):
-            if isinstance(v, bool) or int(v) != float(v) or int(v) < 1:
+            # float(10**400) raises OverflowError and float("inf") is no whole number: both are bad values, not
+            # an exception that loses every other setting of the message
+            if isinstance(v, bool) or not math.isfinite(float(v)) or int(v) != float(v) or int(v) < 1:
                 raise ValueError("must be a whole number >= 1")
             return int(v)
         if key in ("lazy_baseline", "warm_start") and not isinstance(v, bool):
             raise ValueError("must be true or false")
         if key in ("verify_timeout_s", "model_timeout_s"):
-            if isinstance(v, bool) or not float(v) > 0:
+            # not inf/nan: a non-finite float is written as `Infinity` in the status answer, which is not JSON
+            if isinstance(v, bool) or not (math.isfinite(float(v)) and float(v) > 0):
                 raise ValueError("must be a number of seconds > 0")
             return float(v)
         return v
@@ -86,8 +90,9 @@ class Settings:
                 continue
             try:
                 v = self._coerce(k, v)
-            except (TypeError, ValueError) as e:
-                errors.append(f"{_camel(k)} = {v!r}: {e}")
+            except (TypeError, ValueError, OverflowError) as e:
+                shown = repr(v) if len(repr(v)) <= 80 else repr(v)[:77] + "..."  # a 400-digit number, a huge object
+                errors.append(f"{_camel(k)} = {shown}: {e}")
                 continue
             if getattr(self, k) != v:
                 setattr(self, k, v)

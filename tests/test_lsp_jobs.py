@@ -411,7 +411,7 @@ async def test_bad_input_of_every_kind_and_the_server_keeps_answering(tmp_path):
             assert r["started"] is False, args
         for cmd in ("tritonrl.apply", "tritonrl.reject", "tritonrl.cancel"):
             await execute(client, types.Command(title="x", command=cmd, arguments=[]))
-        await wait_message(client, lambda m: "apply failed" in m, timeout=10)
+        await wait_message(client, lambda m: "apply expects the arguments [uri, class name" in m, timeout=10)
         await still_answers()
 
         # an unopened URI, a non-Python document, a range past the end, a negative range
@@ -487,3 +487,48 @@ async def test_a_changed_feedback_path_takes_new_rows_and_decisions_still_reach_
         await execute(client, apply.command)
         assert [r["decision"] for r in FeedbackStore(db2).rows()] == ["accepted"]
         assert [r["decision"] for r in FeedbackStore(db1).rows()] == ["rejected"]
+
+
+@pytest.mark.asyncio
+async def test_odd_clients_get_an_answer_to_every_request_and_clear_messages(tmp_path):
+    """Found by probing with hand-written clients: each of these used to hang the request, show a pygls
+    "Error in server: ..." or corrupt the document."""
+    from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
+
+    uri = (tmp_path / "mod.py").as_uri()
+    ff = MYRELU.replace("\n\n\nclass MyReLU", "\n\n\x0c\nclass MyReLU")  # a form feed (PEP 8 allows them)
+    async with lsp("--endpoint", "http://127.0.0.1:9") as client:
+        open_doc(client, uri, ff)
+        here = line_of(ff.replace("\x0c", ""), "class MyReLU")  # as LSP counts lines: \x0c is no line break
+        assert [a.title for a in await actions_at(client, uri, here)] == ["Generate Triton kernel for MyReLU"]
+
+        # a request whose params break the schema is answered with InvalidParams (it used to get no answer)
+        start = types.Position(0, 0)
+        object.__setattr__(start, "line", -1)  # past lsprotocol's validator: a buggy client's negative line
+        bad = types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(
+            start, types.Position(2, 0)), context=types.CodeActionContext(diagnostics=[]))
+        with pytest.raises(JsonRpcInvalidParams, match="range.start"):
+            await asyncio.wait_for(client.text_document_code_action_async(bad), 10)
+
+        # a didChange for a document never opened: ignored, no error shown
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=(tmp_path / "never.py").as_uri(), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="x")]))
+        # settings that overflow or are not finite are bad values; the others in the message still apply
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"n": 10 ** 400, "verifyTimeoutS": float("inf"), "turns": 3}))
+        st = await status(client)
+        assert st["settings"]["turns"] == 3 and st["settings"]["verify_timeout_s"] is None
+        # a command with the wrong arguments says what it takes
+        await execute(client, types.Command(title="x", command="tritonrl.cancel", arguments=[{}, {}]))
+        await wait_message(client, lambda m: "cancel expects the arguments [uri, class name]" in m, timeout=10)
+        assert not [m.message for m in client.messages if "Error in server" in m.message]
+        assert [a.title for a in await actions_at(client, uri, here)] == ["Generate Triton kernel for MyReLU"]
+
+        # after shutdown a request is answered InvalidRequest, not left waiting
+        await client.shutdown_async(None)  # the request only (shutdown_session also sends exit)
+        with pytest.raises(JsonRpcInvalidRequest):
+            await asyncio.wait_for(client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command="tritonrl.status")), 10)
+        client.exit(None)
+        await asyncio.wait_for(client._server.wait(), 10)  # and `exit` still ends it

@@ -222,9 +222,24 @@ def _parse(lines: list[str], a: int, b: int) -> _Chunk:
         return _Chunk(a + 1, src, None, f"line {a + (e.lineno or 1)}: {e.msg}")
 
 
+# str.splitlines also breaks at these; Python's tokenizer and LSP break lines only at \n, \r\n and \r
+_NOT_LINE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_BREAK_AFTER = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+
+
+def source_lines(text: str) -> list[str]:
+    """`text` split into lines as Python and LSP count them (line ends kept). With str.splitlines a form feed (common
+    in older Python files) or a U+2028 in a comment made every later line number off by one: the language server
+    offered code actions for the wrong class and applied edits to the wrong line."""
+    if not _NOT_LINE_BREAKS.search(text):
+        return text.splitlines(True)  # the same split, at C speed
+    parts = _BREAK_AFTER.split(text)
+    return parts[:-1] if parts and parts[-1] == "" else parts
+
+
 def _chunks(source: str) -> list[_Chunk]:
     """Top-level statements, each parsed on its own (decorators stay with their definition)."""
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source)
     starts = _starts(lines)
     return [_parse(lines, a, b) for a, b in zip(starts, starts[1:] + [len(lines)])]
 
@@ -259,7 +274,7 @@ def modules_in(source: str, within: tuple[int, int] | None = None) -> list[tuple
     parsing only the statements there (cheap on a large file; the same answer as filtering the full list).
     """
     if within is not None:
-        lines = source.splitlines(keepends=True)
+        lines = source_lines(source)
         first, last = max(1, within[0]), max(within)
         begin = _sync_point(lines, first - 1)
         starts = _starts(lines, begin, past=last - 1)
