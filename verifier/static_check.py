@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import importlib.util
 import os
 import types
@@ -225,7 +226,7 @@ def _namespace_of(dotted: str) -> str | None:
     return None
 
 
-_MUTABLE_CONTAINERS = (list, dict, set, bytearray, __import__("collections").deque)
+_MUTABLE_CONTAINERS = (list, dict, set, bytearray, collections.deque)
 
 
 @lru_cache(maxsize=4096)

@@ -533,8 +533,7 @@ def _unchanged(given, original) -> bool:
     if type(original) in (list, tuple):
         if type(given) is not type(original) or len(given) != len(original):
             return False
-        return all(_unchanged(g, o) for g, o in zip(list.__iter__(given) if type(given) is list else
-                                                    tuple.__iter__(given), original))
+        return all(_unchanged(g, o) for g, o in zip(given, original))  # exact list/tuple: no candidate __iter__
     return True
 
 
@@ -734,8 +733,7 @@ class _TimedCalls:
         self.audits += 1
         self.audit_ops |= S.ops
         self.audit_skipped += not self._launched(n0)
-        self.audit_mutated += not all(_unchanged(a, to_device(x, a.device) if isinstance(a, torch.Tensor) else
-                                                 to_device(x, self.device))
+        self.audit_mutated += not all(_unchanged(a, to_device(x, self.device))
                                       for a, x in zip(self.args, self.trials[self.k][1]))
         self._check(f"audit call {self.audits}", plain)
 
