@@ -213,7 +213,12 @@ def test_cli_suggest_usage_errors(tmp_path):
     assert tritonrl("suggest", f"{f}::B", "--endpoint", "http://127.0.0.1:9").returncode == 2
     p = tritonrl("suggest", f"{f}::A", "--endpoint", "http://127.0.0.1:9", "--json")
     assert p.returncode == 2 and "def get_inputs_A" in json.loads(p.stdout)["stub"]
-    assert tritonrl("suggest", f"{f}::A").returncode == 2  # no model given
+    # the module is checked before any model loads: a missing model is not what it reports
+    p = tritonrl("suggest", f"{f}::A", "--model", str(tmp_path / "no-such-model"), "--json")
+    assert p.returncode == 2 and "get_inputs" in json.loads(p.stdout)["error"], p.stdout
+    f.write_text("class A(:\n")
+    p = tritonrl("suggest", f"{f}::A", "--model", str(tmp_path / "no-such-model"), "--json")
+    assert p.returncode == 2 and "no-such-model" not in json.loads(p.stdout)["error"], p.stdout
 
 
 def test_lora_adapter_directory_loads(tiny_model, tmp_path):

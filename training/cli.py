@@ -18,8 +18,8 @@ def _suggest(args) -> int:
     from verifier import VerifyConfig
 
     from .backends import BackendError, GenerationConfig, load_backend
-    from .extract import ExtractError, NeedsInputs
-    from .suggest import suggest
+    from .extract import ExtractError, NeedsInputs, extract_problem
+    from .suggest import run_problem
 
     con = Console(stderr=True)
 
@@ -39,6 +39,14 @@ def _suggest(args) -> int:
     if not p.is_file():
         return usage(f"file not found: {path}")
     source = p.read_text(errors="replace")
+    # the module first: a file that does not parse or a module without inputs is told at once, not after the
+    # model has loaded
+    try:
+        problem = extract_problem(source, cls)
+    except NeedsInputs as e:
+        return usage(str(e), e.stub)
+    except (ExtractError, ValueError) as e:
+        return usage(str(e))
     try:
         backend = load_backend(args.model, args.backend, args.endpoint, args.served_model, args.device)
     except BackendError as e:
@@ -59,11 +67,9 @@ def _suggest(args) -> int:
 
     try:
         with status:
-            res = suggest(source, cls, backend, n=args.n, turns=args.turns, gen=gen, verify_cfg=vcfg,
-                          progress=progress)
-    except NeedsInputs as e:
-        return usage(str(e), e.stub)
-    except (ExtractError, BackendError, ValueError) as e:
+            res = run_problem(problem, backend, n=args.n, turns=args.turns, gen=gen, verify_cfg=vcfg,
+                              progress=progress)
+    except (BackendError, ValueError) as e:
         return usage(str(e))
     best = res.best
     if args.out and best:
