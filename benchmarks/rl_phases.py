@@ -1,0 +1,38 @@
+"""Where an RL run's verification time went: the rollouts' `phases_s` over distinct verifications (the completions
+of a group that repeat a code share one verdict, and so one `phases_s`). Prints a markdown table; `--all` adds
+every phase the verifier logged (worker start, import, setup, first trial, ...), not only the waits and the runs.
+
+    python benchmarks/rl_phases.py RUN_DIR/rollouts.jsonl[.gz] [--all] > phases.txt
+"""
+import argparse
+import gzip
+import json
+import statistics
+
+MAIN = ("reference", "reference_runs", "lock", "correctness", "timing_lock", "timing", "ref_timing_lock", "ref_timing")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rollouts")
+    ap.add_argument("--all", action="store_true")
+    a = ap.parse_args()
+    with (gzip.open(a.rollouts, "rt") if a.rollouts.endswith(".gz") else open(a.rollouts)) as f:
+        rows = [json.loads(x) for x in f]
+    steps = len({r["step"] for r in rows})
+    distinct = {json.dumps(r["phases_s"], sort_keys=True): r["phases_s"] for r in rows if r.get("phases_s")}
+    keys = list(MAIN)
+    if a.all:
+        keys += sorted({k for p in distinct.values() for k in p} - set(MAIN))
+    print(f"{len(distinct)} distinct verifications over {steps} steps")
+    print("| phase | verifications | median s | p90 s | max s | seconds a step (sum / steps) |")
+    print("|---|---|---|---|---|---|")
+    for k in keys:
+        v = sorted(p[k] for p in distinct.values() if p.get(k) is not None)
+        if v:
+            print(f"| {k} | {len(v)} | {statistics.median(v):.2f} | {v[int(0.9 * (len(v) - 1))]:.1f} | {v[-1]:.1f} "
+                  f"| {sum(v) / steps:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
