@@ -46,7 +46,9 @@ def main(argv=None) -> int:
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
         server.start_io()
-    return 0
+    # the spec: exit code 0 after `shutdown`, 1 when the server ends without one (an `exit` alone, or the client
+    # gone). pygls raises that SystemExit inside its event loop, where start_io swallows it
+    return 0 if server.protocol._shutdown else 1
 
 
 if __name__ == "__main__":

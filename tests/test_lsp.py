@@ -423,3 +423,25 @@ def test_the_extension_contributes_every_server_setting():
     assert contributed - {"pythonPath", "serverPath"} == server
     keys = re.search(r"SERVER_KEYS = \[(.*?)\] as const", (ext / "src" / "config.ts").read_text(), re.S).group(1)
     assert set(re.findall(r'"(\w+)"', keys)) == server
+
+
+def test_exit_without_shutdown_ends_the_server_with_code_1():
+    """LSP: `exit` after `shutdown` ends the server with 0, an `exit` alone with 1 (a client that did not shut it
+    down cleanly); over raw stdio, as any client speaks it."""
+    import json
+    import subprocess
+
+    def frame(o: dict) -> bytes:
+        b = json.dumps(o).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(b) + b
+
+    init = frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    init += frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    shutdown = frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    exit_ = frame({"jsonrpc": "2.0", "method": "exit"})
+    for msgs, code in ((init + exit_, 1), (init + shutdown + exit_, 0)):
+        p = subprocess.run([sys.executable, "-m", "lsp_server", "--stdio", "--endpoint", "http://127.0.0.1:9"],
+                           input=msgs, capture_output=True, cwd=ROOT, timeout=60)
+        assert p.returncode == code, p.stderr[-2000:]
+        assert b'"id": 1' in p.stdout.replace(b'"id":1', b'"id": 1')  # initialize was answered first

@@ -532,3 +532,4 @@ async def test_odd_clients_get_an_answer_to_every_request_and_clear_messages(tmp
                 types.ExecuteCommandParams(command="tritonrl.status")), 10)
         client.exit(None)
         await asyncio.wait_for(client._server.wait(), 10)  # and `exit` still ends it
+        assert client._server.returncode == 0  # exit after shutdown: 0
