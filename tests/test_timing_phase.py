@@ -120,6 +120,32 @@ def test_baseline_is_timed_once_and_only_when_a_candidate_needs_it():
     assert not any(k.startswith("ref_") for k in again.phases_s)
 
 
+def test_a_cached_baseline_is_timed_again_when_old_and_the_faster_reading_is_kept(monkeypatch):
+    """A long-lived server verifies one module job after job: its baseline is cached, timed again once older than
+    BASELINE_TTL_S, and the faster reading kept (a baseline timed under load would inflate every later speedup)."""
+    from verifier import runner
+
+    problem = RELU.replace("dim = 1024", "dim = 1001")
+    key = hashlib.sha256(f"{problem}|cpu".encode()).hexdigest()
+    first = verify(problem, HONEST_RELU, lazy_baseline=True, **TIMED)
+    assert first.ok and "ref_timing" in first.phases_s
+    fresh = runner._TIMING_CACHE[key]["eager_ms"]
+    # as if that reading had been taken under load (1000x slow) and long ago: the next batch times it again
+    runner._TIMING_CACHE[key]["eager_ms"] = fresh * 1000
+    monkeypatch.setitem(runner._TIMING_AT, key, runner._TIMING_AT[key] - runner.BASELINE_TTL_S - 1)
+    again = verify(problem, HONEST_RELU, lazy_baseline=True, **TIMED)
+    assert again.ok and "ref_timing" in again.phases_s, again.phases_s
+    assert again.ref_eager_ms < fresh * 100 and runner._TIMING_CACHE[key]["eager_ms"] == again.ref_eager_ms
+    # a reading faster than the new one survives a re-timing (the new one is the slower, loaded one)
+    runner._TIMING_CACHE[key]["eager_ms"] = again.ref_eager_ms / 1000
+    monkeypatch.setitem(runner._TIMING_AT, key, runner._TIMING_AT[key] - runner.BASELINE_TTL_S - 1)
+    third = verify(problem, HONEST_RELU, lazy_baseline=True, **TIMED)
+    assert "ref_timing" in third.phases_s and third.ref_eager_ms == again.ref_eager_ms / 1000
+    # and while it is fresh it is not timed again
+    fourth = verify(problem, HONEST_RELU, lazy_baseline=True, **TIMED)
+    assert not any(k.startswith("ref_") for k in fourth.phases_s) and fourth.ref_eager_ms == third.ref_eager_ms
+
+
 def test_the_time_counts_only_calls_on_inputs_the_candidate_has_not_seen():
     """A cache keyed by the inputs' contents (a fingerprint computed in a kernel, the result replayed from device
     memory) was right on every timed call and fast on all of them when the timing loop replayed the correctness

@@ -150,7 +150,20 @@ def _gpu_lock(shared: bool = False, device: str = "cuda"):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+# A problem's baseline timing, kept for its later batches (a language server verifies the same module job after
+# job): BASELINE_TTL_S after it was timed it is timed again, and the faster of the two is kept. A baseline timed
+# while something else loaded the GPU is slow, and a slow baseline inflates every speedup measured against it; load
+# only ever slows a baseline down, so the faster reading is the truer one.
+BASELINE_TTL_S = 600.0
 _TIMING_CACHE: dict[str, dict] = {}
+_TIMING_AT: dict[str, float] = {}  # when each entry was last timed (time.monotonic)
+
+
+def _fresh_baseline(key: str) -> dict:
+    """The cached baseline of a problem while it is younger than BASELINE_TTL_S, else {} (time it again)."""
+    if key in _TIMING_CACHE and time.monotonic() - _TIMING_AT.get(key, float("-inf")) < BASELINE_TTL_S:
+        return _TIMING_CACHE[key]
+    return {}
 
 
 @dataclass
@@ -218,7 +231,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     t0 = time.monotonic()
     parse_problem(problem_src)
     key = hashlib.sha256(f"{problem_src}|{cfg.device}".encode()).hexdigest()
-    want_timing = cfg.times and key not in _TIMING_CACHE
+    want_timing = cfg.times and not _fresh_baseline(key)
     job = {"device": cfg.device, "problem": "problem.py", "seed": secrets.randbelow(2**31 - 10_000),
            "trials": cfg.trials, "perturb": cfg.perturb, "ordered": cfg.ordered, "values": cfg.values,
            "larger": cfg.larger,
@@ -261,7 +274,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
     ref.clock = {"reference_total": round(time.monotonic() - t0, 3), **_clock_readings(d / "clock.json")}
     if want_timing and msg == b"R":
         _cache_baseline(key, d)
-    ref.timing = _TIMING_CACHE.get(key, {})
+    ref.timing = _fresh_baseline(key)
     if msg == b"O":
         ref.pending = True
         ref.warmed = threading.Thread(target=_await_warm_up, args=(ref, cfg), daemon=True)
@@ -286,9 +299,17 @@ def _clock_readings(path: Path) -> dict[str, float]:
 
 
 def _cache_baseline(key: str, work: Path) -> None:
-    """Keep the baseline timing a reference worker wrote (if it wrote one) for every later batch of its problem."""
-    if (work / "timing.json").exists():
-        _TIMING_CACHE[key] = json.loads((work / "timing.json").read_text())
+    """Keep the baseline timing a reference worker wrote (if it wrote one) for the later batches of its problem;
+    a re-timing keeps the faster reading of each baseline (see BASELINE_TTL_S)."""
+    if not (work / "timing.json").exists():
+        return
+    new = json.loads((work / "timing.json").read_text())
+    old = _TIMING_CACHE.get(key, {})
+    for k in ("eager_ms", "compile_ms"):
+        a, b = old.get(k), new.get(k)
+        if isinstance(a, (int, float)) and a > 0 and not (isinstance(b, (int, float)) and 0 < b <= a):
+            new[k] = a
+    _TIMING_CACHE[key], _TIMING_AT[key] = new, time.monotonic()
 
 
 def _await_warm_up(ref: Reference, cfg: VerifyConfig) -> None:
@@ -321,7 +342,7 @@ def ensure_reference_timing(ref: Reference, cfg: VerifyConfig) -> dict[str, floa
                 ref.worker.finish(cfg.timeout_s)
             out.update(ref_timing_lock=round(lock_s, 3), ref_timing=round(time.monotonic() - t1, 3))
             _cache_baseline(ref.key, ref.worker.work)
-        ref.timing = _TIMING_CACHE.get(ref.key, {})
+        ref.timing = _fresh_baseline(ref.key)
         return out
 
 
