@@ -9,7 +9,7 @@ import gzip
 import json
 import statistics
 
-MAIN = ("reference", "reference_runs", "lock", "correctness", "timing_lock", "timing", "ref_timing_lock", "ref_timing")
+MAIN = ("reference", "reference_runs", "warm_wait", "lock", "correctness", "timing_lock", "timing", "ref_timing_lock", "ref_timing")
 
 
 def main() -> None:

@@ -62,3 +62,26 @@ def test_progress_names_each_candidates_phases_and_verdict():
 
     again = verify_batch(PROBLEM, [HONEST], cfg, progress=broken, on_verdict=broken_verdict)
     assert again[0].ok, again[0].summary()
+
+
+def test_a_job_goes_only_to_a_warm_worker_and_the_wait_is_its_own_phase(monkeypatch):
+    """A worker still starting (torch, Triton, a CUDA context) finishes its warm-up before its job takes the GPU
+    lock: inside the lock its start held back every timing phase (up to ~45 s an RL step on an H100). Workers
+    started cold (no pool) show it: every job is dispatched to a warm worker, and the wait is `warm_wait`
+    (`reference_warm_wait` for the reference), outside `correctness`."""
+    from verifier import pool
+
+    cold: list[str] = []
+    dispatch = pool.Worker.dispatch
+
+    def checked(self, *a, **kw):
+        if not self.warm:
+            cold.append(self.kind)
+        return dispatch(self, *a, **kw)
+
+    monkeypatch.setattr(pool.Worker, "dispatch", checked)
+    vs = verify_batch(PROBLEM, [HONEST, WRONG], VerifyConfig(device="cpu", trials=1, perturb=1, pool=False))
+    assert [v.ok for v in vs] == [True, False], [v.summary() for v in vs]
+    assert cold == [], cold
+    for v in vs:
+        assert v.phases_s["warm_wait"] >= 0 and v.phases_s["reference_warm_wait"] >= 0, v.phases_s

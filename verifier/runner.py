@@ -240,6 +240,7 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
            "time": want_timing, "timed_sets": TIMED_SETS if cfg.times else 0, "compile": cfg.compile_baseline,
            "lazy": cfg.lazy_baseline, "timeout_s": cfg.timeout_s}
     w = _worker("reference", cfg)
+    warm_wait = _wait_warm(w, cfg)
     with _gpu_lock(shared=True, device=cfg.device):
         w.dispatch(json.dumps(job), files={"problem.py": problem_src})
         t_job = time.monotonic()
@@ -271,7 +272,8 @@ def prepare_reference(problem_src: str, cfg: VerifyConfig) -> Reference:
         ref.inputs_mutated = state.get("inputs_mutated", [])
     if (d / "skipped.json").exists():
         ref.skipped = json.loads((d / "skipped.json").read_text())
-    ref.clock = {"reference_total": round(time.monotonic() - t0, 3), **_clock_readings(d / "clock.json")}
+    ref.clock = {"reference_total": round(time.monotonic() - t0, 3), "reference_warm_wait": warm_wait,
+                 **_clock_readings(d / "clock.json")}
     if want_timing and msg == b"R":
         _cache_baseline(key, d)
     ref.timing = _fresh_baseline(key)
@@ -748,6 +750,19 @@ def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.
     return v
 
 
+def _wait_warm(w: Worker, cfg: VerifyConfig) -> float:
+    """Let a worker that is still starting finish its warm-up before its job takes the GPU lock; the seconds waited.
+
+    A pool drained faster than it refills hands out workers still importing torch and creating a CUDA context (up
+    to ~45 s on a loaded 16-core H100 machine). Warming up inside the shared lock, such a worker held back every
+    timing phase waiting for the lock, and every job behind that: in an RL step, 3-9 of ~70 correctness phases
+    lasted 30-49 s of which the candidate's own work was 1-3 s (benchmarks/results/rl_lora_sft519_h100_20261207).
+    A worker that dies or hangs while starting is left to the job's own wait, which reports it."""
+    t0 = time.monotonic()
+    w.wait_warm(cfg.timeout_s)
+    return round(time.monotonic() - t0, 3)
+
+
 def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
                        note: Callable[[str], None] = lambda phase: None) -> Verdict:
     import torch
@@ -755,6 +770,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
     v = Verdict(device=cfg.device, isolation=w.isolation)
     timed = cfg.times and (bool(ref.timing) or ref.pending)
     d = w.work
+    warm_wait = _wait_warm(w, cfg)
     with _gpu_lock(shared=True, device=cfg.device) as lock_s:  # the job starts only when no timing phase runs
         t1 = time.monotonic()
         note("correctness")
@@ -765,7 +781,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
         msg = w.wait_message(cfg.timeout_s) if timed else None
         ready = msg == b"R"
         res = None if ready else w.finish(_time_left(t1, cfg) if timed else cfg.timeout_s)
-    v.phases_s = {"lock": round(lock_s, 3), "correctness": round(time.monotonic() - t1, 3)}
+    v.phases_s = {"warm_wait": warm_wait, "lock": round(lock_s, 3), "correctness": round(time.monotonic() - t1, 3)}
     result = None
     # the evidence counts only as the worker left it: said R (correctness written, waiting, no candidate code running)
     # or ended by its own clean exit. A worker that hung, crashed or hit a limit may have left files the candidate
