@@ -5,11 +5,13 @@ every phase the verifier logged (worker start, import, setup, first trial, ...),
     python benchmarks/rl_phases.py RUN_DIR/rollouts.jsonl[.gz] [--all] > phases.txt
 """
 import argparse
-import gzip
 import json
 import statistics
 
-MAIN = ("reference", "reference_runs", "warm_wait", "lock", "correctness", "timing_lock", "timing", "ref_timing_lock", "ref_timing")
+from rft_from_rollouts import read_jsonl  # plain or .gz
+
+MAIN = ("reference", "reference_runs", "warm_wait", "lock", "correctness", "timing_lock", "timing", "ref_timing_lock",
+        "ref_timing")
 
 
 def main() -> None:
@@ -17,8 +19,7 @@ def main() -> None:
     ap.add_argument("rollouts")
     ap.add_argument("--all", action="store_true")
     a = ap.parse_args()
-    with (gzip.open(a.rollouts, "rt") if a.rollouts.endswith(".gz") else open(a.rollouts)) as f:
-        rows = [json.loads(x) for x in f]
+    rows = read_jsonl(a.rollouts)
     steps = len({r["step"] for r in rows})
     distinct = {json.dumps(r["phases_s"], sort_keys=True): r["phases_s"] for r in rows if r.get("phases_s")}
     keys = list(MAIN)

@@ -6,19 +6,17 @@ markdown table.
     python benchmarks/rl_reference_wait.py RUN_DIR/rollouts.jsonl[.gz] > RUN_DIR/reference_wait.txt
 """
 import collections
-import gzip
-import json
 import statistics
 import sys
+
+from rft_from_rollouts import read_jsonl  # plain or .gz
 
 
 def main(path: str) -> None:
     per = {}
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        for line in f:
-            r = json.loads(line)
-            if r.get("phases_s"):
-                per[(r["step"], r["pid"])] = r["phases_s"]  # one verification (and reference) per problem of a step
+    for r in read_jsonl(path):
+        if r.get("phases_s"):
+            per[(r["step"], r["pid"])] = r["phases_s"]  # one verification (and reference) per problem of a step
     by = collections.defaultdict(list)
     for (step, _), p in per.items():
         by[step].append(p)
