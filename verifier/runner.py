@@ -755,8 +755,9 @@ def _wait_warm(w: Worker, cfg: VerifyConfig) -> float:
 
     A pool drained faster than it refills hands out workers still importing torch and creating a CUDA context (up
     to ~45 s on a loaded 16-core H100 machine). Warming up inside the shared lock, such a worker held back every
-    timing phase waiting for the lock, and every job behind that: in an RL step, 3-9 of ~70 correctness phases
-    lasted 30-49 s of which the candidate's own work was 1-3 s (benchmarks/results/rl_lora_sft519_h100_20261207).
+    timing phase waiting for the lock, and every job behind that: in each RL step, 3-9 of 66-78 correctness phases
+    spent over 10 s (up to 47 s) outside the candidate's own work (benchmarks/results/rl_lora_sft519_h100_20261207,
+    phases.txt).
     A worker that dies or hangs while starting is left to the job's own wait, which reports it."""
     t0 = time.monotonic()
     w.wait_warm(cfg.timeout_s)
