@@ -118,6 +118,23 @@ def test_timing_cheats_fail_on_gpu():
         assert not v.ok and v.stage == stage and rule in v.rules, (p.name, v.summary())
 
 
+def test_batch_timing_on_gpu_times_each_kernel_in_its_own_worker():
+    """RL's batch timing (verifier `batch_timing`, a trainer's patience): the correct kernels of a batch are timed
+    together after every correctness phase, by CUDA events; a timing cheat between two honest kernels still fails,
+    and each honest kernel gets its own time (tests/test_timing_phase.py runs the same on CPU)."""
+    relu = (CORPUS / "problems" / "relu.py").read_text().replace("dim = 1024", "dim = 1003")
+    cheat = (CORPUS / "timing_cheats" / "relu__input_version_detects_timing.py").read_text()
+    honest = (CORPUS / "honest" / "relu__helper_launcher.py").read_text()
+    events = []
+    vs = verify_batch(relu, [honest, cheat, honest.replace("BLOCK_SIZE = 256", "BLOCK_SIZE = 128")], device="cuda",
+                      static_checks=False, batch_timing=True, timing_patience_s=5.0, max_parallel=2,
+                      progress=lambda i, phase: events.append(phase))
+    assert [v.ok for v in vs] == [True, False, True], [v.summary() for v in vs]
+    assert vs[1].rules == ["timed-output-mismatch"], vs[1].summary()
+    assert all(v.speedup > 0 and v.time_ms > 0 and v.ref_eager_ms == vs[0].ref_eager_ms for v in (vs[0], vs[2]))
+    assert max(n for n, p in enumerate(events) if p == "correctness") < events.index("timing"), events
+
+
 def test_sample_rows_on_cuda_from_worker_threads():
     """The LSP and training.eval sample in worker threads. With a static KV cache, transformers' auto-compile
     (CUDA graphs) asserted there on the H200; sample_rows must work from threads and keep per-row seeds."""

@@ -108,6 +108,74 @@ def test_gpu_lock_lets_a_waiting_writer_in_before_new_readers(tmp_path, monkeypa
     assert events == ["writer", "reader"]
 
 
+def test_a_patient_writer_lets_new_readers_in_until_its_patience_ends(tmp_path, monkeypatch):
+    """A trainer's timing phase (`timing_patience_s`) waits for the correctness phases to end of themselves: while
+    it is patient, new readers still come in (its batch of timings runs once they are done, not once per timing);
+    after its patience it closes the turnstile like any writer, so it is never starved."""
+    import threading
+    import time
+
+    from verifier.runner import _gpu_lock
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    events = []
+    first_done = threading.Event()
+
+    def first_reader():
+        with _gpu_lock(shared=True):
+            first_done.wait(10)
+
+    r1 = threading.Thread(target=first_reader)
+    r1.start()
+    time.sleep(0.2)
+    writer = threading.Thread(target=lambda: _hold_patient(30.0, lambda: events.append("writer")))
+    writer.start()
+    time.sleep(0.3)
+    got = threading.Event()
+    second_done = threading.Event()
+
+    def second_reader():
+        with _gpu_lock(shared=True):
+            got.set()
+            events.append("reader")
+            second_done.wait(10)
+
+    r2 = threading.Thread(target=second_reader)
+    r2.start()
+    assert got.wait(5), "a new reader waited behind a patient writer"
+    first_done.set()
+    r1.join(5)
+    time.sleep(0.3)
+    assert events == ["reader"]  # the second reader still holds the GPU: the writer waits for it too
+    second_done.set()
+    r2.join(5)
+    writer.join(5)
+    assert events == ["reader", "writer"]
+
+    # patience spent: the writer closes the turnstile, and a reader arriving then waits behind it
+    events.clear()
+    with _gpu_lock(shared=True):
+        writer = threading.Thread(target=lambda: _hold_patient(0.3, lambda: events.append("writer")))
+        writer.start()
+        time.sleep(0.6)  # past its patience (while patient it takes the turnstile too, for a moment each try)
+        _wait_until_gate_closed(tmp_path / "tritonrl" / "gpu0.gate")
+        reader = threading.Thread(target=lambda: _hold(True, lambda: events.append("reader")))
+        reader.start()
+        time.sleep(0.3)
+        assert events == []
+    writer.join(5)
+    reader.join(5)
+    assert events == ["writer", "reader"]
+
+
+def _hold_patient(patience_s: float, then) -> None:
+    from verifier.runner import _gpu_lock
+
+    with _gpu_lock(patience_s=patience_s):
+        then()
+
+
 def _wait_until_gate_closed(gate, timeout_s: float = 30.0) -> None:
     """Until someone holds the turnstile file exclusively (a fixed sleep was flaky on a loaded machine)."""
     import fcntl

@@ -210,3 +210,32 @@ def test_timing_reps_reaches_the_worker_and_an_honest_candidate_still_verifies()
     assert v.ok, v.summary()
     assert v.time_ms > 0 and v.timed_calls["checked"] >= 10
 
+
+
+def test_batch_timing_times_the_correct_candidates_together_after_every_correctness_phase():
+    """`batch_timing` (RL): no candidate is timed until every candidate of the batch has had its correctness phase;
+    then the baseline and the correct ones are timed in one window, each verdict with its own worker's timing (a
+    timing cheat between two honest kernels still fails, and only it). Without it, with one sandbox at a time, the
+    first candidate is timed before the second is checked (the order this test tells them apart by)."""
+    cheat = CORPUS / "timing_cheats" / "relu__input_version_detects_timing.py"
+    problem = _problem(cheat).replace("dim = 1024", "dim = 1002")  # its own baseline, not one cached by a test
+    wrong = HONEST_RELU.replace("tl.where(v > 0, v, 0.0)", "tl.where(v > 1, v, 0.0)")
+    events: list[tuple[int, str]] = []
+    batch = [HONEST_RELU, cheat.read_text(), wrong, HONEST_RELU.replace("BLOCK_SIZE = 256", "BLOCK_SIZE = 128")]
+    assert batch[3] != HONEST_RELU
+    vs = verify_batch(problem, batch, static_checks=False, batch_timing=True, max_parallel=1,
+                      progress=lambda i, phase: events.append((i, phase)), lazy_baseline=True, **TIMED)
+    assert [v.ok for v in vs] == [True, False, False, True], [v.summary() for v in vs]
+    assert vs[1].stage == "performance" and vs[1].rules == ["timed-output-mismatch"], vs[1].summary()
+    assert vs[2].stage == "correctness"
+    for v in (vs[0], vs[3]):
+        assert v.speedup > 0 and v.time_ms > 0 and v.phases_s["timing"] > 0 and v.ref_eager_ms == vs[0].ref_eager_ms
+    assert sum("ref_timing" in v.phases_s for v in vs) == 1
+    phases = [p for _, p in events]
+    last_check = max(n for n, p in enumerate(phases) if p == "correctness")
+    first_timing = min(n for n, p in enumerate(phases) if p == "timing")
+    assert phases.count("correctness") == 4 and last_check < first_timing, events
+    one_by_one = []
+    verify_batch(problem, batch[:1] + batch[2:3], static_checks=False, max_parallel=1, lazy_baseline=True,
+                 progress=lambda i, phase: one_by_one.append((i, phase)), **TIMED)
+    assert one_by_one.index((0, "timing")) < one_by_one.index((1, "correctness")), one_by_one

@@ -560,7 +560,7 @@ def plot_curves(log_history: list[dict], path: Path, title: str) -> Path | None:
 
 # ---------------------------------------------------------------- main
 
-def _verify_config(device: str, jobs: int, problems: int = 1):
+def _verify_config(device: str, jobs: int, problems: int = 1, batch_timing: bool = True, patience_s: float = 30.0):
     import torch
     from verifier import VerifyConfig
 
@@ -574,7 +574,12 @@ def _verify_config(device: str, jobs: int, problems: int = 1):
     # capped at 4 passes over its input sets (same reported time, every call still checked): on an H100 each
     # correct candidate held the exclusive GPU window 0.6-0.9 s at the default 200 calls, and the other
     # candidates waited 5-7 s a step for it (benchmarks/results/rl_medium_h100_20261205)
-    return VerifyConfig(device="cuda", compile_baseline=False, timing_reps=32, **pool)
+    # A step's timings wait for its correctness phases (batch_timing, timing_patience_s): timed one by one as each
+    # kernel passed, every timing drained the GPU of correctness phases and held new ones back, and a step waited
+    # 462 s (summed over 14 jobs) for the lock against ~16 s of timed work (benchmarks/results/
+    # rl_lora_sft519_h100_20261207/phases.txt; the replay A/B: benchmarks/rl_verify_replay.py)
+    return VerifyConfig(device="cuda", compile_baseline=False, timing_reps=32, batch_timing=batch_timing,
+                        timing_patience_s=patience_s if batch_timing else 0.0, **pool)
 
 
 def _start_sandboxes(verify_cfg) -> None:
@@ -786,7 +791,8 @@ def main(argv: list[str] | None = None) -> int:
     # one warm reference worker per prompt of a step: a step verifies its prompts' problems side by side
     # (TRL generates grad_accum micro-batches at once: that many prompts are verified side by side)
     verify_cfg = _verify_config(args.device, cfg["jobs"],
-                                max(1, cfg["batch"] * cfg["grad_accum"] // cfg["num_generations"]))
+                                max(1, cfg["batch"] * cfg["grad_accum"] // cfg["num_generations"]),
+                                cfg.get("batch_timing", True), cfg.get("timing_patience_s", 30.0))
     if gcfg.world_size == 1:  # several processes start theirs once each is pinned to its GPU (below)
         _start_sandboxes(verify_cfg)
     form = checkpoints.prompt_form(init)  # the problem form the initial policy was trained on; RL keeps it

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +88,13 @@ class VerifyConfig:
                                     # benchmarks/results/lsp_suggest_latency_h200.md). False: time it first
     reference_pool: int = 1         # warm reference workers kept: one per problem verified at the same time (a
                                     # cold one costs seconds in front of every candidate of its problem)
+    batch_timing: bool = False      # GPU: time a batch's correct candidates (and its baseline) together, in one
+                                    # exclusive GPU window once every candidate of the batch has had its correctness
+                                    # phase, not each as it passes. A trainer's throughput (one lock hand-over a
+                                    # problem, not one a kernel); the language server keeps False: it offers each
+                                    # kernel as soon as that one is timed
+    timing_patience_s: float = 0.0  # GPU: how long a timing phase lets other jobs' correctness phases start before
+                                    # it closes the GPU to them (`_gpu_lock`); 0: at once (an interactive user waits)
 
     @property
     def times(self) -> bool:
@@ -120,7 +127,7 @@ def _cuda_available() -> bool:
 
 
 @contextmanager
-def _gpu_lock(shared: bool = False, device: str = "cuda"):
+def _gpu_lock(shared: bool = False, device: str = "cuda", patience_s: float = 0.0):
     """Reader-writer lock on this GPU, across every verifier process of this user.
 
     Correctness phases (compiles, short runs) hold it shared and overlap; a timing phase holds it
@@ -130,7 +137,12 @@ def _gpu_lock(shared: bool = False, device: str = "cuda"):
     Writers go first: everyone passes a turnstile (a second lock file) on the way in, and a timing
     phase keeps it closed while it waits. flock alone never hands the lock to a writer while shared
     holders keep overlapping, and a busy verifier (a dozen candidates compiling at once) always overlaps:
-    beside a 12-way corpus build on the H200, tests/test_gpu.py finished no test in 400 s."""
+    beside a 12-way corpus build on the H200, tests/test_gpu.py finished no test in 400 s.
+
+    `patience_s` (timing phases only): first wait up to this long for the shared holders to end of themselves, new
+    ones still let in, and only then close the turnstile. A trainer's batch of timings then runs once its step's
+    correctness phases are done, instead of draining them once per timing (each drain idles the GPU while the
+    longest phase in flight ends, and holds every new job back meanwhile)."""
     if device != "cuda":
         yield 0.0
         return
@@ -139,15 +151,37 @@ def _gpu_lock(shared: bool = False, device: str = "cuda"):
     d.mkdir(parents=True, exist_ok=True)
     with open(d / f"gpu{dev}.gate", "w") as gate, open(d / f"gpu{dev}.lock", "w") as f:
         t0 = time.monotonic()
-        fcntl.flock(gate, fcntl.LOCK_EX)
-        try:
-            fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-        finally:
-            fcntl.flock(gate, fcntl.LOCK_UN)
+        if shared or not _patient_exclusive(gate, f, patience_s):
+            fcntl.flock(gate, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+            finally:
+                fcntl.flock(gate, fcntl.LOCK_UN)
         try:
             yield time.monotonic() - t0
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _patient_exclusive(gate, f, patience_s: float, poll_s: float = 0.05) -> bool:
+    """Try for the exclusive lock without closing the turnstile, for up to `patience_s`; True once it is held.
+    Passing the turnstile each try keeps this behind a writer that already closed it."""
+    deadline = time.monotonic() + patience_s
+    while time.monotonic() < deadline:
+        try:
+            fcntl.flock(gate, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            time.sleep(poll_s)
+            continue
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        finally:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        time.sleep(poll_s)
+    return False
 
 
 # A problem's baseline timing, kept for its later batches (a language server verifies the same module job after
@@ -321,12 +355,13 @@ def _await_warm_up(ref: Reference, cfg: VerifyConfig) -> None:
         ref.ready_msg = ref.worker.wait_message(cfg.timeout_s)
 
 
-def ensure_reference_timing(ref: Reference, cfg: VerifyConfig) -> dict[str, float]:
+def ensure_reference_timing(ref: Reference, cfg: VerifyConfig, locked: bool = False) -> dict[str, float]:
     """Time the baseline (eager, torch.compile) once, the first time a candidate of this batch needs it.
 
     Returns the seconds this call spent, for the asking candidate's `phases_s`; afterwards
     `ref.timing` holds the baseline (empty when it could not be timed: candidates then get no speedup). A candidate
-    that waited while another one timed it gets that wait as `baseline_wait`."""
+    that waited while another one timed it gets that wait as `baseline_wait`. `locked`: the caller holds the GPU
+    exclusively already (and has seen the reference's warm-up end: it holds the lock shared)."""
     t_wait = time.monotonic()
     with ref.lock:
         if not ref.pending:
@@ -338,7 +373,7 @@ def ensure_reference_timing(ref: Reference, cfg: VerifyConfig) -> dict[str, floa
             ref.warmed.join(cfg.timeout_s)
         out = {"ref_warm_up": round(time.monotonic() - t0, 3)}
         if ref.ready_msg == b"R":
-            with _gpu_lock() as lock_s:
+            with (nullcontext(0.0) if locked else _gpu_lock(patience_s=cfg.timing_patience_s)) as lock_s:
                 t1 = time.monotonic()
                 ref.worker.send(b"G")
                 ref.worker.finish(cfg.timeout_s)
@@ -734,20 +769,27 @@ def _sandbox_phases(result: dict) -> dict[str, float]:
 
 
 def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.SimpleQueue[Worker]",
-                   note: Callable[[str], None] = lambda phase: None) -> Verdict:
+                   note: Callable[[str], None] = lambda phase: None) -> tuple[Verdict, Worker | None]:
+    """A candidate's verdict; with `cfg.batch_timing`, a correct one still to be timed comes back unfinished (stage
+    "timing") with its worker, which waits for the batch's timing window (`_time_together`)."""
     t0 = time.monotonic()
     try:
         w = started.get_nowait()
     except queue.Empty:
         w = _worker("candidate", cfg)
     waited = time.monotonic() - t0
+    keep = False
     try:
         v = _candidate_verdict(w, src, ref, cfg, note)
+        keep = v.stage == "timing"
     finally:
-        w.close()
+        if not keep:
+            w.close()
     v.phases_s = {"worker": round(waited, 3), **v.phases_s}
+    if keep:
+        return v, w
     note("verified" if v.ok else f"rejected: {v.stage}")
-    return v
+    return v, None
 
 
 def _wait_warm(w: Worker, cfg: VerifyConfig) -> float:
@@ -806,6 +848,9 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
         return v
     v.phases_s.update(_sandbox_phases(result))
     _judge(v, result, ref, cfg)
+    if timed and not v.reasons and cfg.batch_timing:  # timed with the batch's others, after their correctness
+        v.stage = "timing"
+        return v
     if timed and not v.reasons:  # the first correct candidate has the baseline timed; the others wait for it
         v.phases_s.update(ensure_reference_timing(ref, cfg))
         timed = bool(ref.timing)
@@ -816,11 +861,24 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
             v.ok, v.stage = True, "done"
         return v
     note("timing")
-    with _gpu_lock() as lock_s:
-        t1 = time.monotonic()
-        w.send(b"G")
-        res = w.finish(cfg.timeout_s)
-    v.phases_s.update(timing_lock=round(lock_s, 3), timing=round(time.monotonic() - t1, 3))
+    with _gpu_lock(patience_s=cfg.timing_patience_s) as lock_s:
+        res = _timing_run(w, v, cfg)
+    v.phases_s["timing_lock"] = round(lock_s, 3)
+    return _timed_verdict(v, w, res, ref, cfg)
+
+
+def _timing_run(w: Worker, v: Verdict, cfg: VerifyConfig) -> sandbox.SandboxResult:
+    """Let a worker waiting after correctness (its R) time its candidate, the GPU held exclusively by the caller."""
+    t1 = time.monotonic()
+    w.send(b"G")
+    res = w.finish(cfg.timeout_s)
+    v.phases_s["timing"] = round(time.monotonic() - t1, 3)
+    return res
+
+
+def _timed_verdict(v: Verdict, w: Worker, res: sandbox.SandboxResult, ref: Reference, cfg: VerifyConfig) -> Verdict:
+    """Judge what the timing phase left (timing.json, the timed calls' outputs): the verdict of a correct candidate."""
+    d = w.work
     tfile = d / "timing.json"
     if not tfile.exists() or not _clean_exit(res):  # as for correct.pt: only what a cleanly ended worker wrote
         _sandbox_failure(v, res)
@@ -834,6 +892,29 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
     if not v.reasons:
         v.ok, v.stage = True, "done"
     return v
+
+
+def _time_together(untimed: list[tuple[int, Verdict, "Worker"]], ref: Reference, cfg: VerifyConfig,
+                   tell: Callable[[int, str], None]) -> list[tuple[int, Verdict]]:
+    """`cfg.batch_timing`: time a batch's correct candidates, and its baseline first if it is still to be timed, in
+    one exclusive GPU window (every worker waits at its R, nothing of the candidate running)."""
+    if ref.pending and ref.warmed is not None:
+        ref.warmed.join(cfg.timeout_s)  # outside the window: the reference's warm-up holds the GPU shared
+    out = []
+    with _gpu_lock(patience_s=cfg.timing_patience_s) as lock_s:
+        base = ensure_reference_timing(ref, cfg, locked=True)
+        for n, (i, v, w) in enumerate(untimed):
+            v.phases_s.update(base if n == 0 else {})
+            if not ref.timing:  # the baseline could not be timed: correct, without a speedup (as one by one)
+                w.send(b"S")
+                v.ok, v.stage = True, "done"
+            else:
+                tell(i, "timing")
+                v.phases_s["timing_lock"] = round(lock_s, 3)
+                v = _timed_verdict(v, w, _timing_run(w, v, cfg), ref, cfg)
+            tell(i, "verified" if v.ok else f"rejected: {v.stage}")
+            out.append((i, v))
+    return out
 
 
 def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig | None = None,
@@ -902,14 +983,25 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             t_ref = time.monotonic()
             ref = reference.result() if reference is not None else prepare_reference(problem_src, cfg)
             t_ref = round(time.monotonic() - t_ref, 3)
-            with ThreadPoolExecutor(max_workers=min(cfg.max_parallel, len(todo))) as pool:
-                futs = {pool.submit(_run_candidate, candidates[i], ref, cfg, started,
-                                    lambda phase, i=i: tell(i, phase)): i for i in todo}
-                for f in as_completed(futs):
-                    v = f.result()
-                    v.shapes = ref.shapes
-                    v.phases_s = {"reference": t_ref, **ref.clock, **v.phases_s}
-                    done(futs[f], v)
+            untimed: list[tuple[int, Verdict, Worker]] = []  # correct, waiting for the batch's timing window
+            try:
+                with ThreadPoolExecutor(max_workers=min(cfg.max_parallel, len(todo))) as pool:
+                    futs = {pool.submit(_run_candidate, candidates[i], ref, cfg, started,
+                                        lambda phase, i=i: tell(i, phase)): i for i in todo}
+                    for f in as_completed(futs):
+                        v, w = f.result()
+                        v.shapes = ref.shapes
+                        v.phases_s = {"reference": t_ref, **ref.clock, **v.phases_s}
+                        if w is not None:
+                            untimed.append((futs[f], v, w))
+                        else:
+                            done(futs[f], v)
+                if untimed:
+                    for i, v in _time_together(sorted(untimed, key=lambda t: t[0]), ref, cfg, tell):
+                        done(i, v)
+            finally:
+                for _, _, w in untimed:
+                    w.close()
         finally:
             while not started.empty():
                 started.get().close()
