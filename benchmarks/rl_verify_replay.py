@@ -76,33 +76,30 @@ def main(argv: list[str] | None = None) -> int:
     problems = {r["pid"]: r["problem"] for r in map(json.loads, Path(a.prompts).read_text().splitlines())}
     rows = [r for r in read_jsonl(a.rollouts) if r.get("mode", "train") == "train"]
     all_modes = modes(a.patience)
-    t_start = time.monotonic()
-    done: dict[tuple[int, str], dict] = {}
-    for step in a.steps:
-        step_rows = [r for r in rows if r["step"] == step and r["pid"] in problems]
-        n_problems = len({r["pid"] for r in step_rows})
-        for m in a.modes:
-            if a.time_limit is not None and time.monotonic() - t_start > a.time_limit:
-                break
-            cfg = _verify_config(a.device, a.jobs, n_problems)
-            prewarm(cfg)  # every (step, mode) meets a full warm pool, as a run's step does after its generation
-            cfg = dataclasses.replace(cfg, **all_modes[m])
-            done[(step, m)] = replay_step(step_rows, problems, cfg, a.jobs)
-            print(f"step {step} {m}: {done[(step, m)]['wall_s']:.1f} s", file=sys.stderr, flush=True)
-
     print(f"Machine: {machine()}")
     print(f"Replay of `{a.rollouts}`, {a.jobs} jobs, patience {a.patience:g} s; seconds summed over a step's "
           "distinct verifications for the waits\n")
     print("| step | mode | verification s | distinct verified | correct | timed | warm_wait | lock | timing_lock "
           "| ref_timing_lock | median speedup | verdicts as one-by-one |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for (step, m), r in done.items():
-        ref = done.get((step, "one-by-one"))
-        agree = "" if ref is None or m == "one-by-one" else \
-            f"{sum(x == y for x, y in zip(r['verdicts'], ref['verdicts']))}/{len(ref['verdicts'])}"
-        med = f"{statistics.median(r['speedups']):.2f}" if r["speedups"] else "-"
-        print(f"| {step} | {m} | {r['wall_s']:.1f} | {r['verified']} | {r['correct']} | {r['timed']} | "
-              + " | ".join(f"{r[k]:.1f}" for k in WAITS) + f" | {med} | {agree} |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    t_start = time.monotonic()
+    for step in a.steps:
+        step_rows = [r for r in rows if r["step"] == step and r["pid"] in problems]
+        n_problems = len({r["pid"] for r in step_rows})
+        ref = None
+        for m in a.modes:
+            if a.time_limit is not None and time.monotonic() - t_start > a.time_limit:
+                break
+            cfg = _verify_config(a.device, a.jobs, n_problems)
+            prewarm(cfg)  # every (step, mode) meets a full warm pool, as a run's step does after its generation
+            r = replay_step(step_rows, problems, dataclasses.replace(cfg, **all_modes[m]), a.jobs)
+            ref = r if m == "one-by-one" else ref
+            agree = "" if ref is None or m == "one-by-one" else \
+                f"{sum(x == y for x, y in zip(r['verdicts'], ref['verdicts']))}/{len(ref['verdicts'])}"
+            med = f"{statistics.median(r['speedups']):.2f}" if r["speedups"] else "-"
+            # a row as soon as it is measured: a run cut short keeps what it measured
+            print(f"| {step} | {m} | {r['wall_s']:.1f} | {r['verified']} | {r['correct']} | {r['timed']} | "
+                  + " | ".join(f"{r[k]:.1f}" for k in WAITS) + f" | {med} | {agree} |", flush=True)
     return 0
 
 
