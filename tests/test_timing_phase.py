@@ -239,3 +239,21 @@ def test_batch_timing_times_the_correct_candidates_together_after_every_correctn
     verify_batch(problem, batch[:1] + batch[2:3], static_checks=False, max_parallel=1, lazy_baseline=True,
                  progress=lambda i, phase: one_by_one.append((i, phase)), **TIMED)
     assert one_by_one.index((0, "timing")) < one_by_one.index((1, "correctness")), one_by_one
+
+
+def test_batch_timing_parks_at_most_its_cap_of_waiting_workers():
+    """Each correct kernel waiting for its batch's timing window keeps a sandbox (a CUDA context, its memory) alive:
+    past twice the pool's size a kernel is timed at once instead, and every place is given back after the batch."""
+    from verifier import runner
+
+    problem = RELU.replace("dim = 1024", "dim = 1004")
+    honest = [HONEST_RELU.replace("BLOCK_SIZE = 256", f"BLOCK_SIZE = {b}") for b in (256, 128, 64, 512)]
+    assert len(set(honest)) == 4
+    events: list[tuple[int, str]] = []
+    vs = verify_batch(problem, honest, batch_timing=True, max_parallel=1, pool_size=1,  # a cap of 2
+                      progress=lambda i, phase: events.append((i, phase)), lazy_baseline=True, **TIMED)
+    assert all(v.ok and v.speedup > 0 for v in vs), [v.summary() for v in vs]
+    phases = [p for _, p in events]
+    # two parked, the third and fourth timed as they passed (before the batch's last correctness phase ended)
+    assert phases.index("timing") < max(n for n, p in enumerate(phases) if p == "correctness"), events
+    assert phases.count("timing") == 4 and runner._PARKED == 0

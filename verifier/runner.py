@@ -769,27 +769,58 @@ def _sandbox_phases(result: dict) -> dict[str, float]:
 
 
 def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.SimpleQueue[Worker]",
-                   note: Callable[[str], None] = lambda phase: None) -> tuple[Verdict, Worker | None]:
-    """A candidate's verdict; with `cfg.batch_timing`, a correct one still to be timed comes back unfinished (stage
-    "timing") with its worker, which waits for the batch's timing window (`_time_together`)."""
+                   note: Callable[[str], None] = lambda phase: None,
+                   park: Callable[[Verdict, Worker], None] | None = None) -> Verdict | None:
+    """A candidate's verdict. With `park` (`cfg.batch_timing`), a correct one still to be timed is handed to it
+    unfinished (stage "timing") with its worker, which waits for the batch's timing window (`_time_together`);
+    then None comes back."""
     t0 = time.monotonic()
     try:
         w = started.get_nowait()
     except queue.Empty:
         w = _worker("candidate", cfg)
     waited = time.monotonic() - t0
-    keep = False
+    parked = False
     try:
-        v = _candidate_verdict(w, src, ref, cfg, note)
-        keep = v.stage == "timing"
+        v = _candidate_verdict(w, src, ref, cfg, note, may_park=park is not None)
+        v.phases_s = {"worker": round(waited, 3), **v.phases_s}
+        if v.stage == "timing" and park is not None:
+            park(v, w)
+            parked = True
     finally:
-        if not keep:
+        if not parked:
             w.close()
-    v.phases_s = {"worker": round(waited, 3), **v.phases_s}
-    if keep:
-        return v, w
+    if parked:
+        return None
     note("verified" if v.ok else f"rejected: {v.stage}")
-    return v, None
+    return v
+
+
+# Workers of correct candidates waiting for their batch's timing window, across every batch of this process: each
+# holds a CUDA context and its host memory, so their number is capped (`_reserve_park`); past the cap a candidate is
+# timed at once, as without batch_timing.
+_PARKED = 0
+_PARKED_LOCK = threading.Lock()
+
+
+def _park_cap(cfg: VerifyConfig) -> int:
+    return 2 * (cfg.pool_size or cfg.max_parallel or 1)
+
+
+def _reserve_park(cfg: VerifyConfig) -> bool:
+    """Take one of the places for a worker waiting for its batch's timing window; False when none is free."""
+    global _PARKED
+    with _PARKED_LOCK:
+        if _PARKED >= _park_cap(cfg):
+            return False
+        _PARKED += 1
+        return True
+
+
+def _release_parks(n: int) -> None:
+    global _PARKED
+    with _PARKED_LOCK:
+        _PARKED -= n
 
 
 def _wait_warm(w: Worker, cfg: VerifyConfig) -> float:
@@ -807,7 +838,7 @@ def _wait_warm(w: Worker, cfg: VerifyConfig) -> float:
 
 
 def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
-                       note: Callable[[str], None] = lambda phase: None) -> Verdict:
+                       note: Callable[[str], None] = lambda phase: None, may_park: bool = False) -> Verdict:
     import torch
 
     v = Verdict(device=cfg.device, isolation=w.isolation)
@@ -848,7 +879,7 @@ def _candidate_verdict(w: Worker, src: str, ref: Reference, cfg: VerifyConfig,
         return v
     v.phases_s.update(_sandbox_phases(result))
     _judge(v, result, ref, cfg)
-    if timed and not v.reasons and cfg.batch_timing:  # timed with the batch's others, after their correctness
+    if timed and not v.reasons and may_park and _reserve_park(cfg):  # timed with the batch's others, later
         v.stage = "timing"
         return v
     if timed and not v.reasons:  # the first correct candidate has the baseline timed; the others wait for it
@@ -984,24 +1015,28 @@ def verify_batch(problem_src: str, candidates: list[str], config: VerifyConfig |
             ref = reference.result() if reference is not None else prepare_reference(problem_src, cfg)
             t_ref = round(time.monotonic() - t_ref, 3)
             untimed: list[tuple[int, Verdict, Worker]] = []  # correct, waiting for the batch's timing window
+
+            def finish(i: int, v: Verdict) -> None:
+                v.shapes = ref.shapes
+                v.phases_s = {"reference": t_ref, **ref.clock, **v.phases_s}
+                done(i, v)
+
             try:
                 with ThreadPoolExecutor(max_workers=min(cfg.max_parallel, len(todo))) as pool:
                     futs = {pool.submit(_run_candidate, candidates[i], ref, cfg, started,
-                                        lambda phase, i=i: tell(i, phase)): i for i in todo}
+                                        lambda phase, i=i: tell(i, phase),
+                                        (lambda v, w, i=i: untimed.append((i, v, w))) if cfg.batch_timing else None
+                                        ): i for i in todo}
                     for f in as_completed(futs):
-                        v, w = f.result()
-                        v.shapes = ref.shapes
-                        v.phases_s = {"reference": t_ref, **ref.clock, **v.phases_s}
-                        if w is not None:
-                            untimed.append((futs[f], v, w))
-                        else:
-                            done(futs[f], v)
+                        if (v := f.result()) is not None:
+                            finish(futs[f], v)
                 if untimed:
                     for i, v in _time_together(sorted(untimed, key=lambda t: t[0]), ref, cfg, tell):
-                        done(i, v)
+                        finish(i, v)
             finally:
                 for _, _, w in untimed:
                     w.close()
+                _release_parks(len(untimed))
         finally:
             while not started.empty():
                 started.get().close()
