@@ -560,7 +560,8 @@ def plot_curves(log_history: list[dict], path: Path, title: str) -> Path | None:
 
 # ---------------------------------------------------------------- main
 
-def _verify_config(device: str, jobs: int, problems: int = 1, batch_timing: bool = True, patience_s: float = 30.0):
+def _verify_config(device: str, jobs: int, problems: int = 1, batch_timing: bool = True,
+                   timing_patience_s: float = 30.0):
     import torch
     from verifier import VerifyConfig
 
@@ -579,7 +580,7 @@ def _verify_config(device: str, jobs: int, problems: int = 1, batch_timing: bool
     # 462 s (summed over 14 jobs) for the lock against ~16 s of timed work (benchmarks/results/
     # rl_lora_sft519_h100_20261207/phases.txt; the replay A/B: benchmarks/rl_verify_replay.py)
     return VerifyConfig(device="cuda", compile_baseline=False, timing_reps=32, batch_timing=batch_timing,
-                        timing_patience_s=patience_s if batch_timing else 0.0, **pool)
+                        timing_patience_s=timing_patience_s if batch_timing else 0.0, **pool)
 
 
 def _start_sandboxes(verify_cfg) -> None:
@@ -792,7 +793,7 @@ def main(argv: list[str] | None = None) -> int:
     # (TRL generates grad_accum micro-batches at once: that many prompts are verified side by side)
     verify_cfg = _verify_config(args.device, cfg["jobs"],
                                 max(1, cfg["batch"] * cfg["grad_accum"] // cfg["num_generations"]),
-                                cfg.get("batch_timing", True), cfg.get("timing_patience_s", 30.0))
+                                **{k: cfg[k] for k in ("batch_timing", "timing_patience_s") if k in cfg})
     if gcfg.world_size == 1:  # several processes start theirs once each is pinned to its GPU (below)
         _start_sandboxes(verify_cfg)
     form = checkpoints.prompt_form(init)  # the problem form the initial policy was trained on; RL keeps it

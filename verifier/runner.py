@@ -784,7 +784,7 @@ def _run_candidate(src: str, ref: Reference, cfg: VerifyConfig, started: "queue.
     try:
         v = _candidate_verdict(w, src, ref, cfg, note, may_park=park is not None)
         v.phases_s = {"worker": round(waited, 3), **v.phases_s}
-        if v.stage == "timing" and park is not None:
+        if v.stage == "timing":  # parked (only ever with `park`): its worker waits for the batch's window
             park(v, w)
             parked = True
     finally:
