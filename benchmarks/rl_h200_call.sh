@@ -58,6 +58,7 @@ L=/dev/shm/logs; mkdir -p $L
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site:$PWD TRITONRL_TMPDIR=/dev/shm PYTHONUNBUFFERED=1 TRL_EXPERIMENTAL_SILENCE=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $L/env.txt; nproc >> $L/env.txt
+python3 -c "from verifier.sandbox import isolation_mechanism as m; print('sandbox', *m())" >> $L/env.txt 2>&1
 python3 -c "import trl, datasets, torch, triton, transformers; print('trl', trl.__version__, 'datasets', datasets.__version__, 'torch', torch.__version__, 'triton', triton.__version__, 'transformers', transformers.__version__)" >> $L/env.txt 2>&1
 cat > /dev/shm/h200.json <<'J'
 {"train_prompts": 400, "heldout": HELDOUT, "eval_n": EVAL_N, "eval_seed": 0, "eval_measure": false,

