@@ -11,16 +11,11 @@ step's completions of one prompt) that also had a wrong one: the samples a posit
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 from collections import defaultdict
 from pathlib import Path
 
-
-def read_jsonl(path: str) -> list[dict]:
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return [json.loads(x) for x in f if x.strip()]
+from rl_report import read_jsonl  # plain or .gz
 
 
 def rft_samples(rollouts: list[dict], prompts: list[dict], all_groups: bool = False) -> list[dict]:

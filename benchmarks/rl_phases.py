@@ -10,7 +10,7 @@ import argparse
 import json
 import statistics
 
-from rft_from_rollouts import read_jsonl  # plain or .gz
+from rl_report import read_jsonl  # plain or .gz
 
 MAIN = ("reference", "reference_runs", "warm_wait", "lock", "correctness", "timing_lock", "timing", "ref_timing_lock",
         "ref_timing")

@@ -9,7 +9,7 @@ import collections
 import statistics
 import sys
 
-from rft_from_rollouts import read_jsonl  # plain or .gz
+from rl_report import read_jsonl  # plain or .gz
 
 
 def main(path: str) -> None:

@@ -18,10 +18,12 @@ import sys
 from pathlib import Path
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    """The rows of a JSONL file, or of its gzipped copy (how results/ keeps large rollout logs)."""
-    gz = path.with_name(path.name + ".gz")
-    if path.exists():
+def read_jsonl(path: Path | str) -> list[dict]:
+    """The rows of a JSONL file (gzipped if its name ends in .gz), or of its gzipped copy (how results/ keeps
+    large rollout logs); none if neither exists."""
+    path = Path(path)
+    gz = path if path.suffix == ".gz" else path.with_name(path.name + ".gz")
+    if path.exists() and path.suffix != ".gz":
         text = path.read_text()
     elif gz.exists():
         text = gzip.decompress(gz.read_bytes()).decode()

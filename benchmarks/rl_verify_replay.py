@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from machine import machine  # noqa: E402  (benchmarks/machine.py)
-from rft_from_rollouts import read_jsonl  # noqa: E402  (plain or .gz)
+from rl_report import read_jsonl  # noqa: E402  (plain or .gz)
 
 WAITS = ("warm_wait", "lock", "timing_lock", "ref_timing_lock")
 

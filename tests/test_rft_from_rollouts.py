@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))  # its rl_report import, as when run as a script
 _spec = importlib.util.spec_from_file_location("rft", ROOT / "benchmarks" / "rft_from_rollouts.py")
 rft = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rft)
