@@ -6,9 +6,11 @@ RL's `batch_timing` and `timing_patience_s` (`verifier/runner.py`), on the same 
 
 Modes: `one-by-one` times each kernel as it passes (the language server's way), `batch` times a problem's correct
 kernels together after its correctness phases, `batch+patience` also lets the step's other correctness phases run
-before it takes the GPU (`timing_patience_s`, --patience). Each (step, mode) starts with no cached verdict and no
+before it takes the GPU (`timing_patience_s`, --patience). Each gives every problem of the step its thread at once
+(`training.rl.problem_threads` on a GPU); `jobs-threads` is one-by-one with at most --jobs problems at a time, as
+RL verified before 2026-12-07's change (a step's last problems started when a whole problem was done). Each (step, mode) starts with no cached verdict and no
 cached baseline, as a step of a run meets new problems. The modes run interleaved step by step, so a drift of the
-machine falls on all of them. Verdicts are compared between modes: only the times may differ.
+machine falls on all of them. Verdicts are compared with the step's first mode: only the times may differ.
 """
 from __future__ import annotations
 
@@ -30,21 +32,30 @@ WAITS = ("warm_wait", "lock", "timing_lock", "ref_timing_lock")
 
 
 def modes(patience: float) -> dict[str, dict]:
-    return {"one-by-one": dict(batch_timing=False, timing_patience_s=0.0),
+    return {"jobs-threads": dict(batch_timing=False, timing_patience_s=0.0, threads="jobs"),
+            "one-by-one": dict(batch_timing=False, timing_patience_s=0.0),
             "batch": dict(batch_timing=True, timing_patience_s=0.0),
             "batch+patience": dict(batch_timing=True, timing_patience_s=patience)}
 
 
-def replay_step(rows: list[dict], problems: dict[str, str], cfg, jobs: int) -> dict:
-    """Verify one step's completions as `training.rl` does; its wall time, counts and summed waits."""
-    from training.rl import VerifierReward
+def replay_step(rows: list[dict], problems: dict[str, str], cfg, jobs: int, jobs_threads: bool = False) -> dict:
+    """Verify one step's completions as `training.rl` does (with `jobs_threads`: as it did before every problem got
+    its thread); its wall time, counts and summed waits."""
+    from training import rl
     from verifier import runner
 
     runner._TIMING_CACHE.clear()  # a step meets its problems' baselines untimed
-    reward = VerifierReward(cfg, jobs=jobs)
-    t0 = time.monotonic()
-    results = reward._verify([r["completion"] for r in rows], [[0]] * len(rows), [problems[r["pid"]] for r in rows])
-    wall = time.monotonic() - t0
+    reward = rl.VerifierReward(cfg, jobs=jobs)
+    now = rl.problem_threads
+    if jobs_threads:
+        rl.problem_threads = lambda j, p, timed: max(1, min(j, p))  # the code before the change
+    try:
+        t0 = time.monotonic()
+        results = reward._verify([r["completion"] for r in rows], [[0]] * len(rows),
+                                 [problems[r["pid"]] for r in rows])
+        wall = time.monotonic() - t0
+    finally:
+        rl.problem_threads = now
     distinct = {json.dumps(r["verdict"], sort_keys=True, default=str): r["verdict"]
                 for r in results if r["verdict"] and r["verdict"].get("phases_s")}
     phases = [v["phases_s"] for v in distinct.values()]
@@ -66,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("rollouts", help="a training.rl run's rollouts.jsonl[.gz]")
     ap.add_argument("--prompts", default=str(ROOT / "benchmarks" / "rl_prompts_h200.jsonl"))
     ap.add_argument("--steps", type=int, nargs="+", default=[0])
-    ap.add_argument("--modes", nargs="+", default=["one-by-one", "batch", "batch+patience"])
+    ap.add_argument("--modes", nargs="+", default=["jobs-threads", "one-by-one", "batch", "batch+patience"],
+                    choices=list(modes(0.0)))
     ap.add_argument("--patience", type=float, default=30.0)
     ap.add_argument("--jobs", type=int, default=14)
     ap.add_argument("--device", default="auto")
@@ -80,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Replay of `{a.rollouts}`, {a.jobs} jobs, patience {a.patience:g} s; seconds summed over a step's "
           "distinct verifications for the waits\n")
     print("| step | mode | verification s | distinct verified | correct | timed | warm_wait | lock | timing_lock "
-          "| ref_timing_lock | median speedup | verdicts as one-by-one |")
+          "| ref_timing_lock | median speedup | verdicts as the first mode |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     t_start = time.monotonic()
     for step in a.steps:
@@ -92,9 +104,12 @@ def main(argv: list[str] | None = None) -> int:
                 break
             cfg = _verify_config(a.device, a.jobs, n_problems)
             prewarm(cfg)  # every (step, mode) meets a full warm pool, as a run's step does after its generation
-            r = replay_step(step_rows, problems, dataclasses.replace(cfg, **all_modes[m]), a.jobs)
-            ref = r if m == "one-by-one" else ref
-            agree = "" if ref is None or m == "one-by-one" else \
+            opts = dict(all_modes[m])
+            jobs_threads = opts.pop("threads", "problems") == "jobs"
+            r = replay_step(step_rows, problems, dataclasses.replace(cfg, **opts), a.jobs, jobs_threads)
+            first = ref is None
+            ref = r if first else ref
+            agree = "" if first else \
                 f"{sum(x == y for x, y in zip(r['verdicts'], ref['verdicts']))}/{len(ref['verdicts'])}"
             med = f"{statistics.median(r['speedups']):.2f}" if r["speedups"] else "-"
             # a row as soon as it is measured: a run cut short keeps what it measured

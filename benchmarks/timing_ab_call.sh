@@ -8,7 +8,8 @@
 #   K="batch_timing or timing_cheats" TEST_S=150 HARD=570 STEPS="0 2" bash benchmarks/timing_ab_call.sh
 #   K          pytest -k expression for tests/test_gpu.py (default: every test); TEST_S its limit (default 230 s)
 #   HARD       seconds the whole call may take (default 570); the replay gets what the tests left
-#   STEPS      logged steps to replay (default 0); MODES (default "one-by-one batch batch+patience")
+#   STEPS      logged steps to replay (default 0); MODES (default "jobs-threads batch+patience one-by-one batch":
+#              the RL step before 2026-12-07, then now)
 #   TAIL_S     no (step, mode) starts later than TAIL_S before the end (default 130: a one-by-one step took ~105 s)
 #   ROLLOUTS   default .scratch/dev/sft519_rollouts.jsonl.gz
 T0=$(date +%s)
@@ -24,5 +25,5 @@ LEFT=$(( ${HARD:-570} - ($(date +%s) - T0) ))
 echo "replay: $LEFT s left"
 R=$(realpath ${ROLLOUTS:-.scratch/dev/sft519_rollouts.jsonl.gz})
 cd benchmarks && timeout -k 5 $((LEFT - 10)) python3 rl_verify_replay.py "$R" --steps ${STEPS:-0} --jobs 14 \
-  --modes ${MODES:-one-by-one batch batch+patience} --time-limit $((LEFT - ${TAIL_S:-130})) > $OUT/replay.md 2> $OUT/replay.err
+  --modes ${MODES:-jobs-threads batch+patience one-by-one batch} --time-limit $((LEFT - ${TAIL_S:-130})) > $OUT/replay.md 2> $OUT/replay.err
 cat $OUT/replay.md; tail -5 $OUT/replay.err

@@ -128,6 +128,15 @@ def sandboxes_per_problem(jobs: int, problems: int) -> int:
     return max(1, -(-jobs // max(1, problems)))
 
 
+def problem_threads(jobs: int, problems: int, timed: bool) -> int:
+    """Threads verifying a step's problems side by side. Where candidates are timed (a GPU), every problem gets
+    one at once: a thread that waits for its problem's exclusive timing window (behind other jobs' correctness
+    phases, up to `timing_patience_s` with batch timing) holds no sandbox, and with 16 problems over 14 jobs the
+    last two started only once a whole problem, timing included, was done. The sandboxes stay what
+    `sandboxes_per_problem` gives each. On a CPU (the interpreter, no timing) a job is a busy core: `jobs` threads."""
+    return max(1, problems if timed else min(jobs, problems))
+
+
 def grpo_sampling(cfg: dict) -> dict:
     """GRPOConfig's rollout sampling from a run config: temperature, and optional top_p / top_k / min_p (TRL's
     defaults when absent). Why the truncations: this SFT policy is near-deterministic at T 1.0 (5 of 8 completions of
@@ -208,7 +217,7 @@ class VerifierReward:
             return list(todo), [unscored_if_inconclusive(v) for v in vs]
 
         fresh: dict[str, dict] = {}
-        with ThreadPoolExecutor(max_workers=max(1, min(self.jobs, len(by_problem) or 1))) as ex:
+        with ThreadPoolExecutor(max_workers=problem_threads(self.jobs, len(by_problem), self.cfg.times)) as ex:
             for ks, vs in ex.map(one, by_problem.items()):
                 fresh.update(zip(ks, vs))
         for i, k in enumerate(keys):
