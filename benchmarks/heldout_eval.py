@@ -16,7 +16,8 @@ those of RL attempts 7 and 8. Rebuilt with:
 `benchmarks/rl_prompts_h128.jsonl` is the same 432 problems in the same order with 128 held out
 (`build_prompt_set(304, 128, 7001, ...)`, the same command otherwise): its first 32 held-out rows are the 32 above,
 at the same indices, so they draw the same samples; 96 more problems give a held-out comparison four times the
-problems (32 of them left the RL runs' training split).
+problems. The 96 were training prompts of the runs on `rl_prompts_h200.jsonl`: compare on them only checkpoints
+of runs on this file (which never train on them) and their start.
 
 Same sampler (one seed per sample: `training.rl.evaluate_heldout`) and the same correctness-only verdicts as
 the trainer's before/after evaluation with `eval_measure: false`, so a checkpoint saved by a run that was
