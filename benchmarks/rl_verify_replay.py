@@ -6,9 +6,9 @@ RL's `batch_timing` and `timing_patience_s` (`verifier/runner.py`), on the same 
 
 Modes: `one-by-one` times each kernel as it passes (the language server's way), `batch` times a problem's correct
 kernels together after its correctness phases, `batch+patience` also lets the step's other correctness phases run
-before it takes the GPU (`timing_patience_s`, --patience). Each gives every problem of the step its thread at once
-(`training.rl.problem_threads` on a GPU); `jobs-threads` is one-by-one with at most --jobs problems at a time, as
-RL verified before 2026-12-07's change (a step's last problems started when a whole problem was done). Each (step, mode) starts with no cached verdict and no
+before it takes the GPU (`timing_patience_s`, --patience); the batch modes give every problem of the step its thread
+at once (`training.rl.problem_threads`). A mode may name a warm pool depth after a colon, `one-by-one:42`: that many
+warm candidate sandboxes kept ahead (RL's `pool_size`; default --pool-size, else --jobs). Each (step, mode) starts with no cached verdict and no
 cached baseline, as a step of a run meets new problems. The modes run interleaved step by step, so a drift of the
 machine falls on all of them. Verdicts are compared with the step's first mode: only the times may differ.
 """
@@ -32,30 +32,21 @@ WAITS = ("warm_wait", "lock", "timing_lock", "ref_timing_lock")
 
 
 def modes(patience: float) -> dict[str, dict]:
-    return {"jobs-threads": dict(batch_timing=False, timing_patience_s=0.0, threads="jobs"),
-            "one-by-one": dict(batch_timing=False, timing_patience_s=0.0),
+    return {"one-by-one": dict(batch_timing=False, timing_patience_s=0.0),
             "batch": dict(batch_timing=True, timing_patience_s=0.0),
             "batch+patience": dict(batch_timing=True, timing_patience_s=patience)}
 
 
-def replay_step(rows: list[dict], problems: dict[str, str], cfg, jobs: int, jobs_threads: bool = False) -> dict:
-    """Verify one step's completions as `training.rl` does (with `jobs_threads`: as it did before every problem got
-    its thread); its wall time, counts and summed waits."""
+def replay_step(rows: list[dict], problems: dict[str, str], cfg, jobs: int) -> dict:
+    """Verify one step's completions as `training.rl` does; its wall time, counts and summed waits."""
     from training import rl
     from verifier import runner
 
     runner._TIMING_CACHE.clear()  # a step meets its problems' baselines untimed
     reward = rl.VerifierReward(cfg, jobs=jobs)
-    now = rl.problem_threads
-    if jobs_threads:
-        rl.problem_threads = lambda j, p, timed: max(1, min(j, p))  # the code before the change
-    try:
-        t0 = time.monotonic()
-        results = reward._verify([r["completion"] for r in rows], [[0]] * len(rows),
-                                 [problems[r["pid"]] for r in rows])
-        wall = time.monotonic() - t0
-    finally:
-        rl.problem_threads = now
+    t0 = time.monotonic()
+    results = reward._verify([r["completion"] for r in rows], [[0]] * len(rows), [problems[r["pid"]] for r in rows])
+    wall = time.monotonic() - t0
     distinct = {json.dumps(r["verdict"], sort_keys=True, default=str): r["verdict"]
                 for r in results if r["verdict"] and r["verdict"].get("phases_s")}
     phases = [v["phases_s"] for v in distinct.values()]
@@ -77,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("rollouts", help="a training.rl run's rollouts.jsonl[.gz]")
     ap.add_argument("--prompts", default=str(ROOT / "benchmarks" / "rl_prompts_h200.jsonl"))
     ap.add_argument("--steps", type=int, nargs="+", default=[0])
-    ap.add_argument("--modes", nargs="+", default=["jobs-threads", "one-by-one", "batch", "batch+patience"],
-                    choices=list(modes(0.0)))
+    ap.add_argument("--modes", nargs="+", default=["one-by-one", "batch", "batch+patience"],
+                    help=f"of {', '.join(modes(0.0))}, each optionally with :POOL_SIZE")
+    ap.add_argument("--pool-size", type=int, help="warm candidate sandboxes kept ahead (default --jobs)")
     ap.add_argument("--patience", type=float, default=30.0)
     ap.add_argument("--jobs", type=int, default=14)
     ap.add_argument("--device", default="auto")
@@ -88,8 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     problems = {r["pid"]: r["problem"] for r in map(json.loads, Path(a.prompts).read_text().splitlines())}
     rows = [r for r in read_jsonl(a.rollouts) if r.get("mode", "train") == "train"]
     all_modes = modes(a.patience)
+    bad = [m for m in a.modes if m.partition(":")[0] not in all_modes or not (m.partition(":")[2] or "0").isdigit()]
+    if bad:
+        ap.error(f"unknown mode {bad[0]!r}: one of {', '.join(all_modes)}, optionally with :POOL_SIZE")
     print(f"Machine: {machine()}")
-    print(f"Replay of `{a.rollouts}`, {a.jobs} jobs, patience {a.patience:g} s; seconds summed over a step's "
+    print(f"Replay of `{a.rollouts}`, {a.jobs} jobs, warm pool {a.pool_size or a.jobs} unless the mode names one, "
+          f"patience {a.patience:g} s; seconds summed over a step's "
           "distinct verifications for the waits\n")
     print("| step | mode | verification s | distinct verified | correct | timed | warm_wait | lock | timing_lock "
           "| ref_timing_lock | median speedup | verdicts as the first mode |")
@@ -102,11 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         for m in a.modes:
             if a.time_limit is not None and time.monotonic() - t_start > a.time_limit:
                 break
-            cfg = _verify_config(a.device, a.jobs, n_problems)
+            name, _, depth = m.partition(":")
+            cfg = _verify_config(a.device, a.jobs, n_problems, pool_size=int(depth) if depth else a.pool_size)
             prewarm(cfg)  # every (step, mode) meets a full warm pool, as a run's step does after its generation
-            opts = dict(all_modes[m])
-            jobs_threads = opts.pop("threads", "problems") == "jobs"
-            r = replay_step(step_rows, problems, dataclasses.replace(cfg, **opts), a.jobs, jobs_threads)
+            r = replay_step(step_rows, problems, dataclasses.replace(cfg, **all_modes[name]), a.jobs)
             first = ref is None
             ref = r if first else ref
             agree = "" if first else \

@@ -120,15 +120,17 @@ def test_sandboxes_are_shared_out_so_no_job_idles():
     assert sandboxes_per_problem(7, 4) == 2 and sandboxes_per_problem(14, 4) == 4 and sandboxes_per_problem(2, 0) == 2
 
 
-def test_every_problem_of_a_gpu_step_gets_its_thread_at_once():
-    """RL on a GPU: a thread waiting for its problem's timing window must not keep the step's last problems from
-    starting; on a CPU the threads stay at the jobs (each is a busy core)."""
+def test_with_batch_timing_every_problem_of_a_step_gets_its_thread_at_once():
+    """A thread waiting for its problem's batch timing window must not keep the step's last problems from starting;
+    otherwise the threads stay at the jobs (each a busy sandbox). RL's defaults and config keys reach the verifier."""
     from training.rl import _verify_config, problem_threads
 
     gpu, cpu = _verify_config("cuda", 14, 16), _verify_config("cpu", 2, 4)
-    assert gpu.times and not cpu.times
-    assert problem_threads(14, 16, gpu.times) == 16 and problem_threads(14, 4, gpu.times) == 4
-    assert problem_threads(2, 4, cpu.times) == 2 and problem_threads(14, 16, False) == 14
+    assert gpu.times and not gpu.batch_timing and gpu.pool_size == 14 and not cpu.times
+    batched = _verify_config("cuda", 14, 16, batch_timing=True, pool_size=42)
+    assert batched.batch_timing and batched.timing_patience_s == 30.0 and batched.pool_size == 42
+    assert problem_threads(14, 16, True) == 16 and problem_threads(14, 4, True) == 4
+    assert problem_threads(2, 4, False) == 2 and problem_threads(14, 16, False) == 14
     assert problem_threads(2, 0, True) == problem_threads(2, 0, False) == 1
 
 

@@ -128,13 +128,13 @@ def sandboxes_per_problem(jobs: int, problems: int) -> int:
     return max(1, -(-jobs // max(1, problems)))
 
 
-def problem_threads(jobs: int, problems: int, timed: bool) -> int:
-    """Threads verifying a step's problems side by side. Where candidates are timed (a GPU), every problem gets
-    one at once: a thread that waits for its problem's exclusive timing window (behind other jobs' correctness
-    phases, up to `timing_patience_s` with batch timing) holds no sandbox, and with 16 problems over 14 jobs the
-    last two started only once a whole problem, timing included, was done. The sandboxes stay what
-    `sandboxes_per_problem` gives each. On a CPU (the interpreter, no timing) a job is a busy core: `jobs` threads."""
-    return max(1, problems if timed else min(jobs, problems))
+def problem_threads(jobs: int, problems: int, batch_timed: bool) -> int:
+    """Threads verifying a step's problems side by side: `jobs` at most, a job being a busy sandbox. With batch
+    timing on a GPU every problem gets one at once: its thread then waits for the problem's exclusive timing window
+    (behind other jobs' correctness phases, up to `timing_patience_s`) holding no sandbox, and with 16 problems over
+    14 jobs the last two would start only once a whole problem, timing included, was done. The sandboxes stay what
+    `sandboxes_per_problem` gives each."""
+    return max(1, problems if batch_timed else min(jobs, problems))
 
 
 def grpo_sampling(cfg: dict) -> dict:
@@ -217,7 +217,8 @@ class VerifierReward:
             return list(todo), [unscored_if_inconclusive(v) for v in vs]
 
         fresh: dict[str, dict] = {}
-        with ThreadPoolExecutor(max_workers=problem_threads(self.jobs, len(by_problem), self.cfg.times)) as ex:
+        batch_timed = self.cfg.times and self.cfg.batch_timing
+        with ThreadPoolExecutor(max_workers=problem_threads(self.jobs, len(by_problem), batch_timed)) as ex:
             for ks, vs in ex.map(one, by_problem.items()):
                 fresh.update(zip(ks, vs))
         for i, k in enumerate(keys):
@@ -569,25 +570,30 @@ def plot_curves(log_history: list[dict], path: Path, title: str) -> Path | None:
 
 # ---------------------------------------------------------------- main
 
-def _verify_config(device: str, jobs: int, problems: int = 1, batch_timing: bool = True,
-                   timing_patience_s: float = 30.0):
+def _verify_config(device: str, jobs: int, problems: int = 1, batch_timing: bool = False,
+                   timing_patience_s: float = 30.0, pool_size: int | None = None):
     import torch
     from verifier import VerifyConfig
 
     from .data.build import CPU_SIZES
 
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
-    pool = dict(pool=True, pool_size=jobs, max_parallel=jobs, reference_pool=min(problems, jobs))
+    # pool_size: warm candidate sandboxes kept ahead (default jobs). A step's ~120 verifications each take a fresh
+    # one; on an H100 they waited 450-1000 s a step (summed) for one to warm up (imports, CUDA context, a warm-up
+    # kernel: ~4-5 s each), the most of any wait (benchmarks/results/timing_ab_h100_20261207)
+    pool = dict(pool=True, pool_size=pool_size or jobs, max_parallel=jobs, reference_pool=min(problems, jobs))
     if dev == "cpu":  # the interpreter: one trial at small sizes plus the two perturbed ones, no timing
         return VerifyConfig(device="cpu", trials=1, measure=False, **pool, **CPU_SIZES)
     # GPU: speedup over eager is the plan reward; torch.compile's time is not needed for it. The timed loop is
     # capped at 4 passes over its input sets (same reported time, every call still checked): on an H100 each
     # correct candidate held the exclusive GPU window 0.6-0.9 s at the default 200 calls, and the other
     # candidates waited 5-7 s a step for it (benchmarks/results/rl_medium_h100_20261205)
-    # A step's timings wait for its correctness phases (batch_timing, timing_patience_s): timed one by one as each
-    # kernel passed, every timing drained the GPU of correctness phases and held new ones back, and a step waited
-    # 462 s (summed over 14 jobs) for the lock against ~16 s of timed work (benchmarks/results/
-    # rl_lora_sft519_h100_20261207/phases.txt; the replay A/B: benchmarks/rl_verify_replay.py)
+    # batch_timing (config key; with timing_patience_s) times a step's kernels after its correctness phases: each
+    # timing one by one drains the GPU of correctness phases, and a step waited 462 s (summed over 14 jobs) for the
+    # lock against ~16 s of timed work (benchmarks/results/rl_lora_sft519_h100_20261207/phases.txt). Off by
+    # default: replayed on an H100 it was faster on one logged step (81.6 s against 97.2 s) and slower on another
+    # (106.9 s and over ~100 s against 68.2 s), lock waits being small beside the warm-up waits
+    # (benchmarks/results/timing_ab_h100_20261207, benchmarks/rl_verify_replay.py)
     return VerifyConfig(device="cuda", compile_baseline=False, timing_reps=32, batch_timing=batch_timing,
                         timing_patience_s=timing_patience_s if batch_timing else 0.0, **pool)
 
@@ -802,7 +808,7 @@ def main(argv: list[str] | None = None) -> int:
     # (TRL generates grad_accum micro-batches at once: that many prompts are verified side by side)
     verify_cfg = _verify_config(args.device, cfg["jobs"],
                                 max(1, cfg["batch"] * cfg["grad_accum"] // cfg["num_generations"]),
-                                **{k: cfg[k] for k in ("batch_timing", "timing_patience_s") if k in cfg})
+                                **{k: cfg[k] for k in ("batch_timing", "timing_patience_s", "pool_size") if k in cfg})
     if gcfg.world_size == 1:  # several processes start theirs once each is pinned to its GPU (below)
         _start_sandboxes(verify_cfg)
     form = checkpoints.prompt_form(init)  # the problem form the initial policy was trained on; RL keeps it
