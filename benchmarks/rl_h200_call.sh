@@ -42,6 +42,8 @@
 #          --init INIT --out DIR` gives the float32 final)
 #   LORA=1 train a LoRA adapter (rank LORA_R, default 16; alpha 2 x rank) instead of every weight; its adapter comes
 #          back instead of the packed update (merge it here: `python benchmarks/rl_delta.py merge`)
+#   POOL   warm candidate sandboxes kept ahead of the verifier (RL config pool_size; default: JOBS). A step waited
+#          453-1006 s (summed) for sandboxes to warm up at 14 (benchmarks/results/timing_ab_h100_20261207)
 #   RESUME=1 continue the runs a warm machine's /dev/shm still holds (default: start afresh)
 #   FILTER=1 first samples INIT on the training prompts (FILTER_N each, FILTER_S seconds at most, 16 prompts a pass:
 #          what is done when the time is up counts; only the first FILTER_LIMIT prompts if set: 32 x 4 samples take
@@ -66,13 +68,14 @@ cat > /dev/shm/h200.json <<'J'
  "max_completion_length": 1024, "lr": LR, "kl": KLCOEF, "temperature": TEMP, "eval_temperature": 1.0, "min_p": MINP,
  "save_steps": SAVE_STEPS, "prompt_seed": 7001, "top_entropy_quantile": ENTROPY_Q, "negative_advantage_scale": NEG_SCALE,
  "jobs": JOBS, "warmup": 0, "gradient_checkpointing": false,
- "anchor_coef": ANCHORC, "anchor_data": ANCHORD, "anchor_batch": ANCHORB, "lora": LORA, "lora_r": LORA_R}
+ "anchor_coef": ANCHORC, "anchor_data": ANCHORD, "anchor_batch": ANCHORB, "lora": LORA, "lora_r": LORA_R,
+ "pool_size": POOLSIZE}
 J
 LORA_JSON=false; [ "${LORA:-0}" = 1 ] && LORA_JSON=true
 sed -i "s/JOBS/${JOBS:-7}/; s/GRAD_ACCUM/${GRAD_ACCUM:-1}/; s/SAVE_STEPS/${SAVE_STEPS:-2}/; s/BATCH/${BATCH:-64}/; s/HELDOUT/${HELDOUT:-16}/; s/EVAL_N/${EVAL_N:-4}/;
         s/EVAL_CHUNK/${EVAL_CHUNK:-64}/; s/LR/${LR:-3e-5}/; s/TEMP/${TEMP:-1.0}/; s/MINP/${MIN_P:-null}/; s/ENTROPY_Q/${ENTROPY_Q:-1.0}/; s/NEG_SCALE/${NEG_SCALE:-1.0}/; s/KLCOEF/${KL:-0.01}/;
         s|ANCHORC|${ANCHOR:-0}|; s|ANCHORD|${ANCHOR_DATA:-[]}|; s|ANCHORB|${ANCHOR_BATCH:-4}|;
-        s|LORA_R|${LORA_R:-16}|; s|LORA|$LORA_JSON|" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
+        s|LORA_R|${LORA_R:-16}|; s|LORA|$LORA_JSON|; s|POOLSIZE|${POOL:-null}|" /dev/shm/h200.json; cp /dev/shm/h200.json $L/
 INIT=${INIT:-training/default_model}
 TL=${RL_MIN:-4}
 RUNS=${RUNS:-hrd uniform}
