@@ -60,3 +60,27 @@ def test_rates_from_heldout_eval_on_the_training_split_feed_the_filter(tiny_ckpt
     out = tmp_path / "filtered.jsonl"
     assert main(["--prompts", str(prompts), "--rates", str(rates), "--out", str(out)]) == 0
     assert [json.loads(x)["pid"] for x in out.read_text().splitlines()] == [rows[3]["pid"]]
+
+
+def test_rates_pooled_from_a_runs_first_steps_and_an_evaluation_feed_the_filter(tmp_path):
+    """benchmarks/rates_from_rollouts.py: a run's training rollouts up to MAX_STEP (the policy still its init) plus
+    an evaluation's verdicts become the filter's RATES; later steps and held-out rollouts are left out."""
+    import gzip
+    roll = tmp_path / "rollouts.jsonl.gz"
+    recs = [{"step": 0, "mode": "train", "pid": "a", "ok": True, "stage": "done"},
+            {"step": 0, "mode": "train", "pid": "b", "ok": False, "stage": "correctness"},
+            {"step": 1, "mode": "train", "pid": "b", "ok": True, "stage": "done"},  # after an update: left out
+            {"step": 0, "mode": "heldout", "pid": "h", "ok": True, "stage": "done"}]
+    with gzip.open(roll, "wt") as f:
+        f.writelines(json.dumps(r) + "\n" for r in recs)
+    ev = tmp_path / "eval.json"
+    ev.write_text(json.dumps({"split": "train", "by_problem": {"b": ["ok"], "c": ["parse", "static"]}}))
+    rates, prompts, out = tmp_path / "rates.json", tmp_path / "prompts.jsonl", tmp_path / "o.jsonl"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "rates_from_rollouts.py"), "--rollouts",
+                        f"{roll}:0", "--heldout-json", str(ev), "--out", str(rates)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(rates.read_text())["by_problem"] == {"a": ["ok"], "b": ["correctness", "ok"],
+                                                            "c": ["parse", "static"]}
+    prompts.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    assert main(["--prompts", str(prompts), "--rates", str(rates), "--out", str(out)]) == 0
+    assert [json.loads(x)["pid"] for x in out.read_text().splitlines()] == ["b", "h"]
